@@ -1,0 +1,3 @@
+"""benchwarden: continuous microbenchmarking for JMH, Go, asv-format Python and command suites."""
+
+__version__ = "0.1.0"

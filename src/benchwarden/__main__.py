@@ -1,0 +1,3 @@
+from benchwarden.cli import entry_point
+
+entry_point()

@@ -1,0 +1,110 @@
+"""The adapter protocol: the only thing the runner knows about a harness.
+
+An adapter drives one kind of harness (JMH, go test, asv-format Python,
+plain commands).  It can
+
+1. ``prepare`` a suite: check the toolchain, run the build, report versions;
+2. ``list_benchmarks``: every benchmark x parameter combination;
+3. ``start_fork``: launch one fresh process for one benchmark, which streams
+   :class:`~benchwarden.model.IterationResult` objects as iterations finish
+   and can be stopped at any iteration boundary.
+
+Warmup versus measurement is *not* the harness's business: the fork just
+runs up to ``plan.max_iterations`` iterations of ``plan.iteration_time_s``
+each, and the runner labels them and stops the fork when its stop policy says
+so.  A new harness is a new module registered in ``adapters/__init__.py``;
+it never touches the runner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Mapping, Protocol, runtime_checkable
+
+from benchwarden.model import Benchmark, IterationResult
+
+
+@dataclass(frozen=True)
+class SuiteContext:
+    """A suite as the adapter sees it (resolved from ``benchwarden.toml``).
+
+    ``root``: absolute working directory of the suite (build runs there).
+    ``build``: argv of the build command, or None (never run through a shell).
+    ``artifact``: path of the built artifact relative to ``root`` (JMH jar), or None.
+    ``filter``: regular expression on benchmark keys, applied by the runner
+    (adapters may use it to narrow the listing but need not).
+    ``options``: adapter-specific keys from the suite's config table
+    (e.g. ``command`` for the command adapter, ``benchmarks`` dir for asv).
+    """
+
+    name: str
+    kind: str
+    root: Path
+    build: tuple[str, ...] | None = None
+    artifact: str | None = None
+    filter: str | None = None
+    jvm_args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    options: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PreparedSuite:
+    """What ``prepare`` found: toolchain versions for run metadata, e.g. ``{"java": "17.0.15", "jmh": "1.37"}``."""
+
+    toolchain: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ForkPlan:
+    """How one fork should run.
+
+    ``max_iterations``: the fork may run at most this many iterations in total
+    (warmup upper bound + measurement iterations); the runner usually stops it
+    earlier.  ``iteration_timeout_s``: if no iteration result arrives for this
+    long, the fork is considered hung.  ``timeout_s``: bound on the whole fork.
+    """
+
+    fork_index: int
+    iteration_time_s: float
+    max_iterations: int
+    timeout_s: float
+    iteration_timeout_s: float
+    jvm_args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@runtime_checkable
+class RunningFork(Protocol):
+    """A live fork. Iterate to receive iteration results as they happen.
+
+    Iteration raises :class:`~benchwarden.errors.ForkFailed` when the process
+    crashes, hangs (``plan.iteration_timeout_s``/``timeout_s``) or prints
+    output that cannot be parsed; results yielded before that stay valid.
+    Iteration ends normally when the process exits successfully.
+    ``stop()`` terminates the fork's whole process group (no orphans) and is
+    idempotent; it is safe to call from another thread.
+    """
+
+    def __iter__(self) -> Iterator[IterationResult]: ...
+
+    def stop(self) -> None: ...
+
+    def output_tail(self) -> str: ...
+
+
+class Adapter(Protocol):
+    kind: str
+
+    def prepare(self, ctx: SuiteContext) -> PreparedSuite:
+        """Check the toolchain and build the suite. Raises ToolchainMissing, BuildFailed, ArtifactMissing."""
+        ...
+
+    def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
+        """Every benchmark x parameter combination of the suite. Raises ListingFailed."""
+        ...
+
+    def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> RunningFork:
+        """Start one fresh process running ``benchmark``; results stream from the returned fork."""
+        ...

@@ -1,0 +1,79 @@
+"""What every subcommand shares: the common options, the invocation context, exit statuses.
+
+Subcommands are thin: they parse options into a :class:`Invocation`, call
+domain code, and render.  Domain code raises typed errors
+(:mod:`benchwarden.errors`); only :func:`benchwarden.cli.main` turns them into
+messages and exit statuses.  With ``--json`` the machine-readable result is
+the only thing written to stdout; progress and messages go to stderr.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+import click
+from rich.console import Console
+
+
+class ExitStatus(enum.IntEnum):
+    OK = 0
+    REGRESSION = 1  # a comparison found a regression / an assertion failed: the tool worked
+    ERROR = 2  # usage error, bad config, missing toolchain, a benchmark failed to run
+    INTERRUPTED = 130
+
+
+@dataclass
+class Invocation:
+    """Resolved common options plus the streams a command writes to (injected for tests)."""
+
+    config_path: Path | None = None
+    suite: tuple[str, ...] = ()
+    filter: str | None = None
+    store_url: str | None = None
+    json: bool = False
+    quiet: bool = False
+    stdout: TextIO = field(default_factory=lambda: sys.stdout)
+    stderr: TextIO = field(default_factory=lambda: sys.stderr)
+
+    @functools.cached_property
+    def console(self) -> Console:
+        """Human output: stdout normally, stderr under --json (stdout then carries only JSON)."""
+        return Console(file=self.stderr if self.json else self.stdout, highlight=False, soft_wrap=False)
+
+    @functools.cached_property
+    def err_console(self) -> Console:
+        return Console(file=self.stderr, highlight=False)
+
+    def emit_json(self, payload: Any) -> None:
+        self.stdout.write(json.dumps(payload, indent=2, sort_keys=False, default=str))
+        self.stdout.write("\n")
+
+
+def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--config --suite --filter --store --json`` and pass an :class:`Invocation` as ``inv``."""
+
+    @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
+                  help="benchwarden.toml to use (default: searched from the working directory upwards).")
+    @click.option("--suite", "suite", multiple=True, metavar="NAME",
+                  help="Only this suite (repeatable). Default: every suite in the config.")
+    @click.option("--filter", "filter_", metavar="REGEX",
+                  help="Only benchmarks whose key matches this regular expression (re.search).")
+    @click.option("--store", "store_url", metavar="URL",
+                  help="Result store: a SQLAlchemy URL or a path to a SQLite file (default: .benchwarden/results.db next to the config).")
+    @click.option("--json", "as_json", is_flag=True, help="Print the machine-readable result on stdout and nothing else there.")
+    @functools.wraps(func)
+    def wrapper(*args: Any, config_path: Path | None, suite: tuple[str, ...], filter_: str | None,
+                store_url: str | None, as_json: bool, **kwargs: Any) -> Any:
+        ctx = click.get_current_context()
+        streams = ctx.obj or {}
+        inv = Invocation(config_path=config_path, suite=suite, filter=filter_, store_url=store_url, json=as_json,
+                         stdout=streams.get("stdout", sys.stdout), stderr=streams.get("stderr", sys.stderr))
+        return func(*args, inv=inv, **kwargs)
+
+    return wrapper

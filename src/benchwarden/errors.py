@@ -1,0 +1,92 @@
+"""Typed errors. Domain code raises these; only the CLI turns them into messages and exit codes.
+
+Every error names *where* the problem is (file and key, benchmark, command)
+and *what* was expected, so the message can be shown to the user as it is.
+"""
+
+from __future__ import annotations
+
+
+class BenchwardenError(Exception):
+    """Base class: an error we can explain to the user (exit status 2)."""
+
+
+class ConfigError(BenchwardenError):
+    """A configuration file is missing, unreadable or invalid.
+
+    ``path``: the file; ``key``: dotted key path (``suites.jmh.forks.max``) or None.
+    """
+
+    def __init__(self, message: str, path: str | None = None, key: str | None = None):
+        self.path = path
+        self.key = key
+        where = ""
+        if path:
+            where = f"{path}"
+            if key:
+                where += f": {key}"
+            where += ": "
+        super().__init__(f"{where}{message}")
+
+
+class ToolchainMissing(BenchwardenError):
+    """A program a suite needs (java, go, mvn, python) is not on PATH or unusable."""
+
+    def __init__(self, tool: str, suite: str, hint: str = ""):
+        self.tool = tool
+        self.suite = suite
+        msg = f"suite '{suite}': '{tool}' was not found on PATH"
+        if hint:
+            msg += f" ({hint})"
+        super().__init__(msg)
+
+
+class BuildFailed(BenchwardenError):
+    """A suite's build command failed; ``output`` holds the tail of its output."""
+
+    def __init__(self, suite: str, command: str, returncode: int, output: str = ""):
+        self.suite = suite
+        self.command = command
+        self.returncode = returncode
+        self.output = output
+        tail = f"\n{output}" if output else ""
+        super().__init__(f"suite '{suite}': build command `{command}` failed with exit status {returncode}{tail}")
+
+
+class ArtifactMissing(BenchwardenError):
+    def __init__(self, suite: str, path: str):
+        super().__init__(f"suite '{suite}': artifact '{path}' does not exist (did the build produce it?)")
+
+
+class ListingFailed(BenchwardenError):
+    """The harness could not list the suite's benchmarks."""
+
+
+class ForkFailed(BenchwardenError):
+    """One fork of one benchmark crashed, hung, or printed output we cannot parse.
+
+    ``reason``: one of ``"crashed"``, ``"timeout"``, ``"garbage"``, ``"no-results"``.
+    ``output``: the last lines of the process output, for the user.
+    Iterations already streamed before the failure stay valid and are kept.
+    """
+
+    def __init__(self, benchmark: str, reason: str, detail: str, output: str = ""):
+        self.benchmark = benchmark
+        self.reason = reason
+        self.detail = detail
+        self.output = output
+        super().__init__(f"{benchmark}: fork {reason}: {detail}")
+
+
+class StoreError(BenchwardenError):
+    """The result store cannot be opened, has an unknown schema, or a run is not found."""
+
+
+class ImportFormatError(BenchwardenError):
+    """An imported result file is malformed; ``line`` is 1-based when known."""
+
+    def __init__(self, path: str, message: str, line: int | None = None):
+        self.path = path
+        self.line = line
+        where = f"{path}:{line}" if line else path
+        super().__init__(f"{where}: {message}")

@@ -1,0 +1,180 @@
+"""Domain model: frozen value types shared by every part of benchwarden.
+
+This module imports nothing of ours (see docs/architecture.md, "Dependencies
+point one way").  Every measurement is stored twice: as the harness reported
+it (``raw_value`` in the benchmark's own display unit, e.g. ``ops/s``) and
+normalised to *time per operation in nanoseconds* (``value_ns``), where lower
+is always better.  Statistics run on ``value_ns``; reports convert back for
+display.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Mapping
+
+
+class Direction(str, enum.Enum):
+    """Which way is better for a *display* metric (normalised values are always lower-is-better)."""
+
+    LOWER_IS_BETTER = "lower"
+    HIGHER_IS_BETTER = "higher"
+
+
+class Phase(str, enum.Enum):
+    WARMUP = "warmup"
+    MEASUREMENT = "measurement"
+
+
+class ForkStatus(str, enum.Enum):
+    COMPLETE = "complete"  # ran its warmup and all its measurement iterations
+    FAILED = "failed"  # crashed, hung, printed garbage; iterations taken so far are kept
+
+
+class BenchmarkStatus(str, enum.Enum):
+    OK = "ok"
+    FAILED = "failed"  # at least one fork failed; see message
+    SKIPPED = "skipped"  # e.g. toolchain missing; nothing could run
+
+
+class RunStatus(str, enum.Enum):
+    RUNNING = "running"  # still going, or killed without a chance to say so (kill -9)
+    INTERRUPTED = "interrupted"  # Ctrl-C / SIGTERM: completed forks are stored, resumable
+    COMPLETE = "complete"
+    FAILED = "failed"  # finished, but some benchmark failed
+
+
+@dataclass(frozen=True, order=True)
+class BenchmarkId:
+    """Identity of one benchmark x parameter combination inside a suite.
+
+    ``name`` is the harness's own name (JMH ``pkg.Class.method``, Go
+    ``BenchmarkX``, asv ``module.Class.time_x``, command name); ``params`` are
+    the parameter values in declaration order (JMH ``@Param``, Go
+    sub-benchmark path elements, asv ``params``).
+    """
+
+    suite: str
+    name: str
+    params: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def key(self) -> str:
+        """Stable textual key within a suite, e.g. ``Bench.parse[size=100,mode=fast]``."""
+        if not self.params:
+            return self.name
+        inner = ",".join(f"{k}={v}" for k, v in self.params)
+        return f"{self.name}[{inner}]"
+
+    def __str__(self) -> str:
+        return f"{self.suite}:{self.key}"
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A runnable benchmark as listed by an adapter.
+
+    ``mode``/``unit``/``direction`` describe how the harness reports it (JMH
+    ``thrpt`` in ``ops/s`` is higher-is-better).  ``spec`` carries whatever the
+    adapter needs to start a fork of it again (e.g. the Go package directory);
+    the runner never looks inside.
+    """
+
+    id: BenchmarkId
+    mode: str
+    unit: str
+    direction: Direction = Direction.LOWER_IS_BETTER
+    spec: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class IterationResult:
+    """One iteration of one fork, as streamed from the harness.
+
+    ``value_ns``: time per operation in ns (lower is better), always > 0.
+    ``raw_value``: the harness's own figure in the benchmark's display unit.
+    ``ops``: operations executed in the iteration, when the harness says.
+    ``secondary``: extra metrics, e.g. ``{"B/op": 16.0, "allocs/op": 1.0}``.
+    """
+
+    value_ns: float
+    raw_value: float
+    ops: float | None = None
+    secondary: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StopDecision:
+    """One checkpoint of a stop policy, kept for transparency.
+
+    ``stop``: whether the phase (warmup of a fork, or forks of a benchmark) ends here.
+    ``reason``: short machine-friendly reason: ``"static"``, ``"stable"``,
+    ``"below-minimum"``, ``"not-stable"``, ``"maximum-reached"``.
+    ``values``: criterion name -> stability value at this checkpoint.
+    ``warning``: set when a bound was hit without stability.
+    """
+
+    stop: bool
+    reason: str
+    values: Mapping[str, float] = field(default_factory=dict)
+    warning: str | None = None
+
+
+@dataclass(frozen=True)
+class ForkResult:
+    """A finished (or failed) fork: its iterations split by phase, and why it ended."""
+
+    index: int  # 1-based fork number within the benchmark
+    status: ForkStatus
+    warmup: tuple[IterationResult, ...] = ()
+    measurement: tuple[IterationResult, ...] = ()
+    started_at: float = 0.0  # epoch seconds
+    finished_at: float = 0.0
+    warmup_decisions: tuple[StopDecision, ...] = ()  # one per warmup checkpoint
+    message: str | None = None  # failure cause, for FAILED forks
+
+    @property
+    def measurement_ns(self) -> tuple[float, ...]:
+        return tuple(it.value_ns for it in self.measurement)
+
+    @property
+    def duration_s(self) -> float:
+        return max(0.0, self.finished_at - self.started_at)
+
+
+@dataclass(frozen=True)
+class BenchmarkResult:
+    benchmark: Benchmark
+    forks: tuple[ForkResult, ...] = ()
+    status: BenchmarkStatus = BenchmarkStatus.OK
+    message: str | None = None
+    fork_decisions: tuple[StopDecision, ...] = ()  # one per fork checkpoint
+
+    def measurement_matrix(self) -> list[list[float]]:
+        """Measurement values (ns/op) per complete fork: the input of the statistics."""
+        return [list(f.measurement_ns) for f in self.forks if f.status is ForkStatus.COMPLETE and f.measurement]
+
+
+@dataclass(frozen=True)
+class RunMeta:
+    """Where, when and how a run was taken."""
+
+    created_at: float
+    tool_version: str
+    commit: str | None = None
+    dirty: bool | None = None
+    machine: Mapping[str, str] = field(default_factory=dict)  # cpu, cores, os, hostname
+    toolchain: Mapping[str, str] = field(default_factory=dict)  # java, jmh, go, python versions
+    config: Mapping[str, object] = field(default_factory=dict)  # resolved configuration snapshot
+    label: str | None = None
+
+
+@dataclass(frozen=True)
+class RunData:
+    """A whole run: metadata and every benchmark's forks. Produced by the store and by importers."""
+
+    meta: RunMeta
+    results: tuple[BenchmarkResult, ...] = ()
+    status: RunStatus = RunStatus.COMPLETE
+    id: int | None = None
