@@ -1,0 +1,133 @@
+"""Run environment metadata: the machine, the source revision, the tool version.
+
+These figures go into :class:`~benchwarden.model.RunMeta` so that a stored
+result says where and on what it was measured (two runs on different CPUs
+should not be compared blindly).  Every function here *never fails*: a probe
+that cannot answer yields ``None`` or leaves its key out, because missing
+metadata must not cost a benchmark run.  Harness toolchain versions (java,
+go, python of the suite) come from the adapters' ``prepare``, not from here.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import time
+from pathlib import Path
+from typing import Mapping, NamedTuple
+
+from benchwarden import __version__
+from benchwarden.model import RunMeta
+
+#: git must answer within this long; a hung network filesystem must not hold up a run
+GIT_TIMEOUT_S = 10.0
+
+
+def tool_version() -> str:
+    """The running benchwarden's version, e.g. ``"0.1.0"``."""
+    return __version__
+
+
+def machine_info(proc_root: Path = Path("/proc")) -> dict[str, str]:
+    """Describe this machine; all values are strings (``RunMeta.machine`` is ``Mapping[str, str]``).
+
+    Keys: ``cpu`` (model name), ``cores`` (logical CPUs), ``arch``, ``os``
+    (system and release, e.g. ``Linux 6.8.0-45-generic``), ``kernel`` (full
+    kernel version string), ``hostname``, and ``memory_bytes`` (total RAM)
+    when known.  ``proc_root`` exists so tests can point at a fixture tree.
+    """
+    info = {
+        "cpu": cpu_model(proc_root) or platform.processor() or platform.machine() or "unknown",
+        "cores": str(os.cpu_count() or 0),
+        "arch": platform.machine() or "unknown",
+        "os": f"{platform.system()} {platform.release()}".strip() or "unknown",
+        "kernel": platform.version() or "unknown",
+        "hostname": platform.node() or "unknown",
+    }
+    memory = total_memory_bytes(proc_root)
+    if memory is not None:
+        info["memory_bytes"] = str(memory)
+    return info
+
+
+def cpu_model(proc_root: Path = Path("/proc")) -> str | None:
+    """The first ``model name`` (x86) or ``Model``/``Hardware`` (ARM) line of ``cpuinfo``, or None."""
+    text = _read_text(proc_root / "cpuinfo")
+    if text is None:
+        return None
+    for wanted in ("model name", "Model", "Hardware", "cpu model"):
+        for line in text.splitlines():
+            name, sep, value = line.partition(":")
+            if sep and name.strip() == wanted and value.strip():
+                return " ".join(value.split())
+    return None
+
+
+def total_memory_bytes(proc_root: Path = Path("/proc")) -> int | None:
+    """``MemTotal`` from ``meminfo`` (reported in kB = KiB there), else ``sysconf``, else None."""
+    text = _read_text(proc_root / "meminfo")
+    if text is not None:
+        for line in text.splitlines():
+            if line.startswith("MemTotal:"):
+                parts = line.split()
+                if len(parts) >= 2 and parts[1].isdigit():
+                    factor = 1024 if len(parts) < 3 or parts[2].lower() == "kb" else 1
+                    return int(parts[1]) * factor
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+class GitState(NamedTuple):
+    """Source revision of a directory: unpack as ``commit, dirty = git_state(path)``; ``_asdict()`` for a dict."""
+
+    commit: str | None  # full sha of HEAD
+    dirty: bool | None  # tracked files differ from HEAD
+
+
+def git_state(directory: Path) -> GitState:
+    """``GitState(commit, dirty)`` for the git work tree containing ``directory``.
+
+    Both are None when ``directory`` is not in a git repository, git is not
+    installed, or git fails.  ``dirty`` means tracked files differ from the
+    commit (staged or not); untracked files are ignored on purpose, because
+    the result store (``.benchwarden/``) itself usually lives untracked in
+    the tree and would otherwise mark every run dirty.
+    """
+    commit = _git(directory, "rev-parse", "--verify", "HEAD")
+    if commit is None:
+        return GitState(None, None)
+    status = _git(directory, "status", "--porcelain", "--untracked-files=no")
+    return GitState(commit, None if status is None else bool(status))
+
+
+def collect_run_meta(directory: Path, *, toolchain: Mapping[str, str] | None = None,
+                     config: Mapping[str, object] | None = None, label: str | None = None,
+                     created_at: float | None = None) -> RunMeta:
+    """A RunMeta for a run taken now from ``directory`` (the config file's folder)."""
+    commit, dirty = git_state(directory)
+    return RunMeta(created_at=time.time() if created_at is None else created_at, tool_version=tool_version(),
+                   commit=commit, dirty=dirty,
+                   machine=machine_info(), toolchain=dict(toolchain or {}), config=dict(config or {}), label=label)
+
+
+def _git(directory: Path, *args: str) -> str | None:
+    """Output of ``git -C directory args`` stripped, or None on any failure."""
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}  # status must not take the index lock
+    try:
+        done = subprocess.run(["git", "-C", str(directory), *args], capture_output=True, text=True,
+                              timeout=GIT_TIMEOUT_S, env=env, check=False, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.strip()
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None

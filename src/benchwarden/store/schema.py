@@ -1,0 +1,189 @@
+"""Relational schema of the result store, its version, and the migration chain.
+
+Schema history (keep this list; add one line per version):
+
+* **1** (benchwarden 0.1.0): ``runs``, ``benchmarks``, ``forks``,
+  ``iterations``, ``schema_version``.
+
+Layout: a run has benchmarks (one row per suite x benchmark key, in the
+order they were added); a benchmark has forks (unique per fork index); a
+fork has iterations (unique per phase x index).  Deleting a run cascades.
+Every measurement keeps both ``value_ns`` (normalised, lower is better) and
+``raw_value`` (the harness's own figure).  Structured fields that are only
+ever read whole (machine, toolchain, config, spec, stop decisions, secondary
+metrics) are JSON columns rather than side tables: nothing queries inside
+them, and one column per concept keeps the bulk load to four queries.
+
+Versioning: ``schema_version`` holds exactly one row.  A fresh database is
+created at :data:`SCHEMA_VERSION` directly.  An older database is brought up
+to date on open by applying :data:`MIGRATIONS` in order (each migrates from
+version N to N+1), all in one transaction, so a failed migration leaves the
+database at its old version.  A database *newer* than this code is refused
+with a :class:`~benchwarden.errors.StoreError` rather than risking writes the
+newer code would misread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from benchwarden.errors import StoreError
+
+#: the schema version this code writes
+SCHEMA_VERSION = 1
+
+metadata = sa.MetaData()
+
+#: plain JSON on every backend.  Not PostgreSQL's JSONB: it reorders object keys, and the config
+#: snapshot, spec and metadata must come back in the order they were written (export identity).
+#: ``none_as_null``: Python None is SQL NULL, not the JSON text 'null' (cheaper to store and to load).
+Json = sa.JSON(none_as_null=True)
+
+schema_version = sa.Table(
+    "schema_version",
+    metadata,
+    sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("tool_version", sa.String(64), nullable=False),  # benchwarden that wrote this version
+)
+
+runs = sa.Table(
+    "runs",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("created_at", sa.Double, nullable=False),  # epoch seconds
+    sa.Column("finished_at", sa.Double, nullable=True),  # set by finish_run
+    sa.Column("status", sa.String(16), nullable=False),  # model.RunStatus value
+    sa.Column("label", sa.Text, nullable=True),
+    sa.Column("tool_version", sa.String(64), nullable=False),
+    sa.Column("commit", sa.String(64), nullable=True),
+    sa.Column("dirty", sa.Boolean, nullable=True),
+    sa.Column("machine", Json, nullable=False),
+    sa.Column("toolchain", Json, nullable=False),
+    sa.Column("config", Json, nullable=False),
+)
+
+benchmarks = sa.Table(
+    "benchmarks",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("position", sa.Integer, nullable=False),  # insertion order within the run, from 0
+    sa.Column("suite", sa.Text, nullable=False),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("params", Json, nullable=False),  # ordered list of [name, value] pairs
+    sa.Column("key", sa.Text, nullable=False),  # BenchmarkId.key
+    sa.Column("mode", sa.String(32), nullable=False),
+    sa.Column("unit", sa.String(32), nullable=False),
+    sa.Column("direction", sa.String(8), nullable=False),  # model.Direction value
+    sa.Column("spec", Json, nullable=False),
+    sa.Column("status", sa.String(16), nullable=True),  # model.BenchmarkStatus value; NULL = not finished
+    sa.Column("message", sa.Text, nullable=True),
+    sa.Column("fork_decisions", Json, nullable=False),  # list of StopDecision objects
+    sa.UniqueConstraint("run_id", "suite", "key", name="uq_benchmarks_run_suite_key"),
+)
+
+forks = sa.Table(
+    "forks",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("benchmark_id", sa.Integer, sa.ForeignKey("benchmarks.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("fork_index", sa.Integer, nullable=False),  # 1-based, as ForkResult.index
+    sa.Column("status", sa.String(16), nullable=False),  # model.ForkStatus value
+    sa.Column("started_at", sa.Double, nullable=False),
+    sa.Column("finished_at", sa.Double, nullable=False),
+    sa.Column("message", sa.Text, nullable=True),
+    sa.Column("warmup_decisions", Json, nullable=False),
+    sa.UniqueConstraint("benchmark_id", "fork_index", name="uq_forks_benchmark_index"),
+)
+
+iterations = sa.Table(
+    "iterations",
+    metadata,
+    sa.Column("fork_id", sa.Integer, sa.ForeignKey("forks.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("phase", sa.String(12), primary_key=True),  # model.Phase value
+    sa.Column("idx", sa.Integer, primary_key=True, autoincrement=False),  # 0-based within the phase
+    sa.Column("value_ns", sa.Double, nullable=False),
+    sa.Column("raw_value", sa.Double, nullable=False),
+    sa.Column("ops", sa.Double, nullable=True),
+    sa.Column("secondary", Json, nullable=True),  # NULL when the iteration has no secondary metrics
+)
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One step of the chain: brings a database from ``from_version`` to ``from_version + 1``.
+
+    ``apply`` runs inside the open transaction and must only use the
+    connection it is given (DDL and data fix-ups alike).
+    """
+
+    from_version: int
+    description: str
+    apply: Callable[[Connection], None]
+
+
+#: the migration chain, ordered; empty while version 1 is the only version
+MIGRATIONS: tuple[Migration, ...] = ()
+
+_OUR_TABLES = ("runs", "benchmarks", "forks", "iterations")
+_SCHEMA_LOCK_KEY = 0x62656E6368  # "bench": advisory lock id for schema creation and migration on PostgreSQL
+
+
+def ensure_schema(conn: Connection, where: str, tool_version: str,
+                  migrations: Sequence[Migration] = MIGRATIONS, target_version: int = SCHEMA_VERSION) -> int:
+    """Create or migrate the schema inside the caller's transaction; return the version now in place.
+
+    ``where`` names the store in error messages.  ``migrations`` and
+    ``target_version`` are parameters only so tests can exercise the chain.
+    Raises :class:`StoreError` for a database newer than ``target_version``,
+    for a database with our tables but no version, and for a gap in the chain.
+    """
+    if conn.dialect.name == "postgresql":
+        # two processes opening a fresh database at once must not both create the tables;
+        # SQLite writers are already serialised by BEGIN IMMEDIATE
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
+    inspector = sa.inspect(conn)
+    present = set(inspector.get_table_names())
+    if "schema_version" not in present:
+        foreign = sorted(present.intersection(_OUR_TABLES))
+        if foreign:
+            raise StoreError(f"{where}: has tables {', '.join(foreign)} but no schema_version table; "
+                             "it was not written by benchwarden, refusing to touch it")
+        _create_fresh(conn, tool_version, target_version)
+        return target_version
+    version = read_version(conn, where)
+    if version > target_version:
+        raise StoreError(f"{where}: store schema version {version} is newer than this benchwarden supports "
+                         f"({target_version}, tool {tool_version}); upgrade benchwarden to read it")
+    if version < target_version:
+        _migrate(conn, where, tool_version, version, target_version, migrations)
+    return target_version
+
+
+def read_version(conn: Connection, where: str) -> int:
+    """The single version number in ``schema_version``; StoreError when the table is malformed."""
+    rows = conn.execute(sa.select(schema_version.c.version)).scalars().all()
+    if len(rows) != 1:
+        raise StoreError(f"{where}: schema_version table must hold exactly one row, found {len(rows)}")
+    return int(rows[0])
+
+
+def _create_fresh(conn: Connection, tool_version: str, target_version: int) -> None:
+    metadata.create_all(conn)
+    conn.execute(schema_version.insert().values(version=target_version, tool_version=tool_version))
+
+
+def _migrate(conn: Connection, where: str, tool_version: str, version: int, target_version: int,
+             migrations: Sequence[Migration]) -> None:
+    steps = {m.from_version: m for m in migrations}
+    while version < target_version:
+        step = steps.get(version)
+        if step is None:
+            raise StoreError(f"{where}: no migration from schema version {version} to {version + 1}")
+        step.apply(conn)
+        version += 1
+        conn.execute(schema_version.update().values(version=version, tool_version=tool_version))

@@ -1,0 +1,410 @@
+"""The result store: runs, benchmarks, forks and every iteration, in SQLite or PostgreSQL.
+
+Durability contract (docs/store.md, "Durability"): every public write method
+is one transaction, committed before it returns.  In particular
+:meth:`Store.save_fork` writes a fork row and all its iterations atomically,
+so a run killed at any instant (Ctrl-C, crash, ``kill -9``) keeps every fork
+whose ``save_fork`` returned, and never a half-written fork.
+
+Everything in and out is a :mod:`benchwarden.model` value.  Reads and bulk
+writes use SQLAlchemy Core with one statement per table (executemany, bulk
+select), never one ORM round trip per row: a run of 100 benchmarks x 5
+forks x 60 iterations loads in four queries.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from benchwarden import __version__
+from benchwarden.errors import StoreError
+from benchwarden.model import (
+    Benchmark,
+    BenchmarkId,
+    BenchmarkResult,
+    BenchmarkStatus,
+    Direction,
+    ForkResult,
+    ForkStatus,
+    IterationResult,
+    Phase,
+    RunData,
+    RunMeta,
+    RunStatus,
+    StopDecision,
+)
+from benchwarden.store import records
+from benchwarden.store.engine import BEGIN_MODE_OPTION, create_store_engine, display_url, parse_location
+from benchwarden.store.schema import benchmarks, ensure_schema, forks, iterations, runs
+
+_RUN_REF = re.compile(r"^(?:latest(?:~(?P<back>\d+))?|(?P<id>\d+))$")
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One line of ``list_runs``: a run without its measurements."""
+
+    id: int
+    created_at: float  # epoch seconds
+    finished_at: float | None  # None while running, after kill -9, or for imported runs
+    status: RunStatus
+    label: str | None
+    commit: str | None
+    dirty: bool | None
+    tool_version: str
+    n_benchmarks: int
+    n_forks: int
+
+
+def open_store(url_or_path: str | Path) -> Store:
+    """Open (creating or migrating as needed) the store at ``url_or_path``.
+
+    Accepts ``sqlite:///abs/path.db``, ``postgresql+psycopg://user@host/db``
+    or a plain filesystem path, which means a SQLite file (its parent
+    directories are created).  Raises StoreError naming the URL when the
+    database cannot be reached or has a schema this code cannot handle.
+    """
+    url = parse_location(url_or_path)
+    return Store(create_store_engine(url), display_url(url))
+
+
+class Store:
+    """A handle on one result database.  Not thread-safe; one per thread or process.
+
+    Use :func:`open_store` rather than the constructor.  ``url`` is the
+    location as shown to users (password masked).
+    """
+
+    def __init__(self, engine: Engine, url: str):
+        self.url = url
+        self._engine = engine
+        # writers take SQLite's write lock at BEGIN, so two writers queue instead of deadlocking
+        self._writer = engine.execution_options(**{BEGIN_MODE_OPTION: "IMMEDIATE"})
+        # a load is several selects: they must see one snapshot, or a fork committed between the fork
+        # query and the iteration query would come back empty.  SQLite read transactions already are
+        # snapshots (WAL); elsewhere ask for it.
+        self._reader = engine if engine.dialect.name == "sqlite" else \
+            engine.execution_options(isolation_level="REPEATABLE READ")
+        self._benchmark_rows: dict[tuple[int, str, str], int] = {}
+        try:
+            with self._write() as conn:
+                ensure_schema(conn, f"store '{url}'", __version__)
+        except BaseException:
+            engine.dispose()
+            raise
+
+    # -- transactions -------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[Connection]:
+        with self._translate_errors(), self._writer.begin() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with self._translate_errors(), self._reader.begin() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def _translate_errors(self) -> Iterator[None]:
+        try:
+            yield
+        except sa.exc.SQLAlchemyError as exc:
+            cause = getattr(exc, "orig", None) or exc
+            raise StoreError(f"store '{self.url}': {type(cause).__name__}: {cause}".strip()) from exc
+
+    # -- writing a run as it happens ------------------------------------------------------------
+
+    def create_run(self, meta: RunMeta) -> int:
+        """Insert a new run with status RUNNING; return its id."""
+        with self._write() as conn:
+            return self._insert_run(conn, meta, RunStatus.RUNNING)
+
+    def add_benchmark(self, run_id: int, benchmark: Benchmark) -> None:
+        """Register ``benchmark`` in the run (idempotent per suite and key; the first registration wins)."""
+        with self._write() as conn:
+            self._require_run(conn, run_id)
+            bid = benchmark.id
+            found = conn.execute(sa.select(benchmarks.c.id).where(
+                benchmarks.c.run_id == run_id, benchmarks.c.suite == bid.suite, benchmarks.c.key == bid.key)).scalar()
+            if found is None:
+                position = conn.execute(sa.select(sa.func.count()).select_from(benchmarks)
+                                        .where(benchmarks.c.run_id == run_id)).scalar_one()
+                row = _benchmark_row(run_id, position, benchmark, None, None, ())
+                found = conn.execute(benchmarks.insert().values(row)).inserted_primary_key[0]
+            self._benchmark_rows[(run_id, bid.suite, bid.key)] = int(found)
+
+    def save_fork(self, run_id: int, benchmark_id: BenchmarkId, fork: ForkResult) -> None:
+        """Store one fork and all its iterations in one transaction, committed on return.
+
+        Replaces an earlier fork with the same index (so a retried save is
+        harmless).  Raises StoreError if the benchmark was not added to the run.
+        """
+        with self._write() as conn:
+            row_id = self._benchmark_row_id(conn, run_id, benchmark_id)
+            conn.execute(forks.delete().where(forks.c.benchmark_id == row_id, forks.c.fork_index == fork.index))
+            fork_id = conn.execute(forks.insert().values(_fork_row(row_id, fork))).inserted_primary_key[0]
+            rows = _iteration_rows(fork_id, fork)
+            if rows:
+                conn.execute(iterations.insert(), rows)
+
+    def finish_benchmark(self, run_id: int, benchmark_id: BenchmarkId, status: BenchmarkStatus,
+                         message: str | None, fork_decisions: Sequence[StopDecision]) -> None:
+        """Record the benchmark's outcome and its stop policy's fork checkpoints."""
+        with self._write() as conn:
+            row_id = self._benchmark_row_id(conn, run_id, benchmark_id)
+            conn.execute(benchmarks.update().where(benchmarks.c.id == row_id).values(
+                status=status.value, message=message, fork_decisions=records.decisions_to_json(fork_decisions)))
+
+    def finish_run(self, run_id: int, status: RunStatus) -> None:
+        """Set the run's status; a terminal status also stamps ``finished_at``.
+
+        ``RunStatus.RUNNING`` clears ``finished_at`` again (``run --resume``).
+        """
+        finished_at = None if status is RunStatus.RUNNING else time.time()
+        with self._write() as conn:
+            self._require_run(conn, run_id)
+            conn.execute(runs.update().where(runs.c.id == run_id).values(status=status.value, finished_at=finished_at))
+
+    def import_run(self, data: RunData) -> int:
+        """Store a whole run (from JSON, JMH or Go importers) in one transaction; return its new id.
+
+        ``data.id`` is ignored.  A benchmark loaded as unfinished
+        (``records.UNFINISHED_MESSAGE``) is stored as unfinished again.
+        """
+        with self._write() as conn:
+            run_id = self._insert_run(conn, data.meta, data.status)
+            bench_rows = [_benchmark_row(run_id, pos, r.benchmark, *_stored_status(r), r.fork_decisions)
+                          for pos, r in enumerate(data.results)]
+            bench_ids = _insert_returning_ids(conn, benchmarks, bench_rows)
+            fork_pairs = [(bench_id, fork) for bench_id, r in zip(bench_ids, data.results) for fork in r.forks]
+            fork_ids = _insert_returning_ids(conn, forks, [_fork_row(b, f) for b, f in fork_pairs])
+            it_rows = [row for fork_id, (_, fork) in zip(fork_ids, fork_pairs) for row in _iteration_rows(fork_id, fork)]
+            if it_rows:
+                conn.execute(iterations.insert(), it_rows)
+            return run_id
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def load_run(self, run_id: int) -> RunData:
+        """The whole run: benchmarks in insertion order, forks by index, iterations by phase and index."""
+        with self._read() as conn:
+            run_row = conn.execute(sa.select(runs).where(runs.c.id == run_id)).one_or_none()
+            if run_row is None:
+                raise StoreError(f"store '{self.url}': run {run_id} not found")
+            bench_rows = conn.execute(sa.select(benchmarks).where(benchmarks.c.run_id == run_id)
+                                      .order_by(benchmarks.c.position)).all()
+            fork_rows = conn.execute(
+                sa.select(forks).join(benchmarks, forks.c.benchmark_id == benchmarks.c.id)
+                .where(benchmarks.c.run_id == run_id).order_by(forks.c.benchmark_id, forks.c.fork_index)).all()
+            it_rows = conn.execute(
+                sa.select(iterations.c.fork_id, iterations.c.phase, iterations.c.value_ns, iterations.c.raw_value,
+                          iterations.c.ops, sa.type_coerce(iterations.c.secondary, sa.Text))
+                .join(forks, iterations.c.fork_id == forks.c.id)
+                .join(benchmarks, forks.c.benchmark_id == benchmarks.c.id)
+                .where(benchmarks.c.run_id == run_id)
+                .order_by(iterations.c.fork_id, iterations.c.phase, iterations.c.idx)).all()
+        return _assemble_run(run_row, bench_rows, fork_rows, it_rows)
+
+    def list_runs(self, limit: int = 50) -> list[RunSummary]:
+        """The ``limit`` most recently stored runs, newest first."""
+        n_bench = (sa.select(sa.func.count()).select_from(benchmarks)
+                   .where(benchmarks.c.run_id == runs.c.id).scalar_subquery())
+        n_forks = (sa.select(sa.func.count()).select_from(forks.join(benchmarks, forks.c.benchmark_id == benchmarks.c.id))
+                   .where(benchmarks.c.run_id == runs.c.id).scalar_subquery())
+        query = (sa.select(runs.c.id, runs.c.created_at, runs.c.finished_at, runs.c.status, runs.c.label,
+                           runs.c.commit, runs.c.dirty, runs.c.tool_version, n_bench, n_forks)
+                 .order_by(runs.c.id.desc()).limit(limit))
+        with self._read() as conn:
+            rows = conn.execute(query).all()
+        return [RunSummary(id=r[0], created_at=r[1], finished_at=r[2], status=RunStatus(r[3]), label=r[4],
+                           commit=r[5], dirty=r[6], tool_version=r[7], n_benchmarks=r[8], n_forks=r[9])
+                for r in rows]
+
+    def latest_run_id(self, status: RunStatus | None = None) -> int | None:
+        """Id of the most recently stored run (optionally with ``status``), or None."""
+        query = sa.select(sa.func.max(runs.c.id))
+        if status is not None:
+            query = query.where(runs.c.status == status.value)
+        with self._read() as conn:
+            return conn.execute(query).scalar()
+
+    def resolve_run(self, ref: str | None) -> int:
+        """Run id for a user's reference: None or ``latest``, ``latest~N`` (N runs before), or an id.
+
+        "Latest" means most recently *stored* (highest id), which for runs
+        taken here is also the most recent; an imported old run counts as
+        stored when it was imported.  Raises StoreError when the reference is
+        malformed or names no run.
+        """
+        text = "latest" if ref is None else ref.strip()
+        match = _RUN_REF.match(text)
+        if match is None:
+            raise StoreError(f"run reference '{ref}' not understood: expected 'latest', 'latest~N' or a run id")
+        with self._read() as conn:
+            if match.group("id") is not None:
+                run_id = int(match.group("id"))
+                if conn.execute(sa.select(runs.c.id).where(runs.c.id == run_id)).scalar() is None:
+                    raise StoreError(f"store '{self.url}': run {run_id} not found")
+                return run_id
+            back = int(match.group("back") or 0)
+            found = conn.execute(sa.select(runs.c.id).order_by(runs.c.id.desc()).offset(back).limit(1)).scalar()
+        if found is None:
+            total = "no runs" if back == 0 else f"fewer than {back + 1} runs"
+            raise StoreError(f"store '{self.url}': '{text}' names no run: the store has {total}")
+        return int(found)
+
+    def unfinished_benchmarks(self, run_id: int) -> list[BenchmarkId]:
+        """Benchmarks added to the run but never finished, in insertion order (what ``--resume`` continues)."""
+        with self._read() as conn:
+            self._require_run(conn, run_id)
+            rows = conn.execute(sa.select(benchmarks.c.suite, benchmarks.c.name, benchmarks.c.params)
+                                .where(benchmarks.c.run_id == run_id, benchmarks.c.status.is_(None))
+                                .order_by(benchmarks.c.position)).all()
+        return [BenchmarkId(suite, name, records.params_from_json(params)) for suite, name, params in rows]
+
+    def close(self) -> None:
+        """Release every connection. The store must not be used afterwards."""
+        self._engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- helpers ----------------------------------------------------------------------------------
+
+    def _insert_run(self, conn: Connection, meta: RunMeta, status: RunStatus) -> int:
+        row = {
+            "created_at": meta.created_at, "finished_at": None, "status": status.value, "label": meta.label,
+            "tool_version": meta.tool_version, "commit": meta.commit, "dirty": meta.dirty,
+            "machine": dict(meta.machine), "toolchain": dict(meta.toolchain), "config": dict(meta.config),
+        }
+        return int(conn.execute(runs.insert().values(row)).inserted_primary_key[0])
+
+    def _require_run(self, conn: Connection, run_id: int) -> None:
+        if conn.execute(sa.select(runs.c.id).where(runs.c.id == run_id)).scalar() is None:
+            raise StoreError(f"store '{self.url}': run {run_id} not found")
+
+    def _benchmark_row_id(self, conn: Connection, run_id: int, benchmark_id: BenchmarkId) -> int:
+        cache_key = (run_id, benchmark_id.suite, benchmark_id.key)
+        cached = self._benchmark_rows.get(cache_key)
+        if cached is not None:
+            return cached
+        found = conn.execute(sa.select(benchmarks.c.id).where(
+            benchmarks.c.run_id == run_id, benchmarks.c.suite == benchmark_id.suite,
+            benchmarks.c.key == benchmark_id.key)).scalar()
+        if found is None:
+            raise StoreError(f"store '{self.url}': benchmark {benchmark_id} is not part of run {run_id} "
+                             "(add_benchmark first)")
+        self._benchmark_rows[cache_key] = int(found)
+        return int(found)
+
+
+# -- rows <-> model ------------------------------------------------------------------------------
+
+def _stored_status(result: BenchmarkResult) -> tuple[str | None, str | None]:
+    if result.status is BenchmarkStatus.OK and result.message == records.UNFINISHED_MESSAGE:
+        return None, None
+    return result.status.value, result.message
+
+
+def _benchmark_row(run_id: int, position: int, benchmark: Benchmark, status: str | None, message: str | None,
+                   fork_decisions: Sequence[StopDecision]) -> dict[str, Any]:
+    bid = benchmark.id
+    return {
+        "run_id": run_id, "position": position, "suite": bid.suite, "name": bid.name,
+        "params": records.params_to_json(bid.params), "key": bid.key, "mode": benchmark.mode,
+        "unit": benchmark.unit, "direction": benchmark.direction.value, "spec": dict(benchmark.spec),
+        "status": status, "message": message, "fork_decisions": records.decisions_to_json(fork_decisions),
+    }
+
+
+def _fork_row(benchmark_row_id: int, fork: ForkResult) -> dict[str, Any]:
+    return {
+        "benchmark_id": benchmark_row_id, "fork_index": fork.index, "status": fork.status.value,
+        "started_at": fork.started_at, "finished_at": fork.finished_at, "message": fork.message,
+        "warmup_decisions": records.decisions_to_json(fork.warmup_decisions),
+    }
+
+
+def _iteration_rows(fork_id: int, fork: ForkResult) -> list[dict[str, Any]]:
+    rows = []
+    for phase, its in ((Phase.WARMUP.value, fork.warmup), (Phase.MEASUREMENT.value, fork.measurement)):
+        for idx, it in enumerate(its):
+            rows.append({"fork_id": fork_id, "phase": phase, "idx": idx, "value_ns": it.value_ns,
+                         "raw_value": it.raw_value, "ops": it.ops, "secondary": records.secondary_to_json(it.secondary)})
+    return rows
+
+
+def _insert_returning_ids(conn: Connection, table: sa.Table, rows: list[dict[str, Any]]) -> list[int]:
+    """Bulk insert, returning the new primary keys in the order of ``rows``."""
+    if not rows:
+        return []
+    result = conn.execute(table.insert().returning(table.c.id, sort_by_parameter_order=True), rows)
+    return [int(r[0]) for r in result]
+
+
+def _assemble_run(run_row: Any, bench_rows: Sequence[Any], fork_rows: Sequence[Any], it_rows: Sequence[Any]) -> RunData:
+    phases: dict[tuple[int, str], list[IterationResult]] = defaultdict(list)
+    decode = _SecondaryDecoder()
+    for fork_id, phase, value_ns, raw_value, ops, secondary in it_rows:
+        phases[(fork_id, phase)].append(IterationResult(value_ns, raw_value, ops, decode(secondary)))
+    forks_of: dict[int, list[ForkResult]] = defaultdict(list)
+    for f in fork_rows:
+        forks_of[f.benchmark_id].append(ForkResult(
+            index=f.fork_index, status=ForkStatus(f.status),
+            warmup=tuple(phases.get((f.id, Phase.WARMUP.value), ())),
+            measurement=tuple(phases.get((f.id, Phase.MEASUREMENT.value), ())),
+            started_at=f.started_at, finished_at=f.finished_at,
+            warmup_decisions=records.decisions_from_json(f.warmup_decisions), message=f.message))
+    results = tuple(_benchmark_result(b, forks_of.get(b.id, [])) for b in bench_rows)
+    meta = RunMeta(created_at=run_row.created_at, tool_version=run_row.tool_version, commit=run_row.commit,
+                   dirty=run_row.dirty, machine=run_row.machine, toolchain=run_row.toolchain,
+                   config=run_row.config, label=run_row.label)
+    return RunData(meta=meta, results=results, status=RunStatus(run_row.status), id=run_row.id)
+
+
+class _SecondaryDecoder:
+    """Decodes secondary-metric JSON, parsing each distinct text once.
+
+    Secondary metrics repeat heavily (Go's ``B/op``/``allocs/op`` are often
+    constant), and JSON parsing dominated loading a large run.  Each
+    iteration still gets its own dict.  Drivers that return JSON already
+    parsed (psycopg) pass straight through.
+    """
+
+    def __init__(self) -> None:
+        self._parsed: dict[str, dict[str, float]] = {}
+
+    def __call__(self, raw: str | dict[str, float] | None) -> dict[str, float]:
+        if raw is None:
+            return {}
+        if not isinstance(raw, str):
+            return dict(raw)
+        parsed = self._parsed.get(raw)
+        if parsed is None:
+            parsed = self._parsed[raw] = json.loads(raw) or {}  # JSON 'null' counts as none
+        return dict(parsed)
+
+
+def _benchmark_result(row: Any, fork_results: list[ForkResult]) -> BenchmarkResult:
+    benchmark = Benchmark(id=BenchmarkId(row.suite, row.name, records.params_from_json(row.params)),
+                          mode=row.mode, unit=row.unit, direction=Direction(row.direction), spec=row.spec)
+    if row.status is None:
+        status, message = BenchmarkStatus.OK, records.UNFINISHED_MESSAGE
+    else:
+        status, message = BenchmarkStatus(row.status), row.message
+    return BenchmarkResult(benchmark=benchmark, forks=tuple(fork_results), status=status, message=message,
+                           fork_decisions=records.decisions_from_json(row.fork_decisions))

@@ -1,0 +1,130 @@
+"""Run metadata: machine facts from /proc stand-ins and this machine, git state of real repositories."""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from benchwarden import __version__
+from benchwarden.environment import (
+    GitState,
+    collect_run_meta,
+    cpu_model,
+    git_state,
+    machine_info,
+    tool_version,
+    total_memory_bytes,
+)
+
+DATA = Path(__file__).parents[2] / "data" / "store"
+
+
+def test_cpu_model_x86_and_arm():
+    assert cpu_model(DATA / "proc-x86") == "AMD EPYC 7B13 64-Core Processor"
+    assert cpu_model(DATA / "proc-arm") == "Raspberry Pi 4 Model B Rev 1.4"  # 'Model' wins over 'Hardware'
+    assert cpu_model(DATA / "proc-empty") is None
+
+
+def test_total_memory_from_meminfo_in_kib():
+    assert total_memory_bytes(DATA / "proc-x86") == 24684092 * 1024
+    assert total_memory_bytes(DATA / "proc-arm") == 8000 * 1024
+
+
+def test_total_memory_falls_back_to_sysconf():
+    expected = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert total_memory_bytes(DATA / "proc-empty") == expected
+
+
+def test_machine_info_from_a_proc_tree():
+    info = machine_info(DATA / "proc-x86")
+    assert info["cpu"] == "AMD EPYC 7B13 64-Core Processor"
+    assert info["memory_bytes"] == str(24684092 * 1024)
+    assert info["cores"] == str(os.cpu_count())
+    assert info["os"] == f"{platform.system()} {platform.release()}"
+    assert info["hostname"] == platform.node()
+    assert all(isinstance(v, str) for v in info.values())
+
+
+def test_machine_info_without_proc_still_names_a_cpu():
+    info = machine_info(DATA / "proc-empty")
+    assert info["cpu"] in (platform.processor(), platform.machine())
+    assert {"cpu", "cores", "arch", "os", "kernel", "hostname"} <= set(info)
+
+
+@pytest.mark.skipif(not Path("/proc/cpuinfo").exists(), reason="no /proc on this system")
+def test_machine_info_on_this_machine_agrees_with_proc():
+    with open("/proc/cpuinfo", encoding="utf-8") as f:
+        names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
+    info = machine_info()
+    if names:
+        assert info["cpu"] == " ".join(names[0].split())
+    assert int(info["memory_bytes"]) > 0
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.org"}
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
+                          env=env).stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "a.txt").write_text("one\n")
+    _git(repo, "add", "a.txt")
+    _git(repo, "commit", "-q", "-m", "first")
+    return repo
+
+
+def test_git_state_of_a_clean_repository(repo: Path):
+    (repo / "sub").mkdir()
+    state = git_state(repo / "sub")  # any folder inside the work tree
+    assert state == GitState(_git(repo, "rev-parse", "HEAD"), False)
+    commit, dirty = state  # callers unpack it
+    assert len(commit) == 40 and dirty is False
+    assert state._asdict() == {"commit": commit, "dirty": False}
+
+
+def test_git_state_dirty_on_tracked_changes_only(repo: Path):
+    (repo / "untracked.db").write_text("results")
+    assert git_state(repo).dirty is False
+    (repo / "a.txt").write_text("two\n")
+    assert git_state(repo).dirty is True
+    _git(repo, "add", "a.txt")  # staged counts too
+    assert git_state(repo).dirty is True
+
+
+def test_git_state_outside_git_and_without_git(tmp_path: Path, repo: Path, monkeypatch):
+    assert git_state(tmp_path / "not-a-repo-dir") == GitState(None, None)  # not even existing
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    assert git_state(plain) == GitState(None, None)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    assert git_state(repo) == GitState(None, None)  # git missing: no metadata, no failure
+
+
+def test_git_state_of_a_repository_without_commits(tmp_path: Path):
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    _git(tmp_path, "init", "-q")
+    assert git_state(tmp_path) == GitState(None, None)
+
+
+def test_collect_run_meta(repo: Path):
+    meta = collect_run_meta(repo, toolchain={"go": "go1.26"}, config={"forks": 2}, label="x", created_at=12.5)
+    assert (meta.created_at, meta.tool_version, meta.label) == (12.5, __version__, "x")
+    assert (meta.commit, meta.dirty) == tuple(git_state(repo))
+    assert meta.toolchain == {"go": "go1.26"} and meta.config == {"forks": 2}
+    assert meta.machine["cores"] == str(os.cpu_count())
+    assert tool_version() == __version__
