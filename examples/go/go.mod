@@ -1,0 +1,3 @@
+module example.com/wordstat
+
+go 1.22

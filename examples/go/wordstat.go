@@ -1,0 +1,203 @@
+// Package wordstat is benchwarden's example library: tiny text statistics
+// (tokenize, count words two ways, top-k), implemented identically in the
+// JMH, Go and Python example suites so that results read the same across
+// languages.
+//
+// Two things exist only to give benchwarden something real to find:
+//   - a switchable slowdown: with WORDSTAT_SLOW=1 in the environment,
+//     Tokenize uses a slower (still correct) implementation;
+//   - CapitalizeWords is exported but deliberately reached by no benchmark.
+package wordstat
+
+import (
+	"math/rand"
+	"os"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// slowTokenize is read once per process: every benchmark fork is a fresh
+// process, so the environment of the fork decides.
+var slowTokenize = os.Getenv("WORDSTAT_SLOW") == "1"
+
+// vocabulary is the fixed word list the generated text draws from. Mixed case
+// and the punctuation added by GenerateText exercise Tokenize's lowercasing
+// and splitting.
+var vocabulary = []string{
+	"the", "Benchmark", "of", "fork", "and", "iteration", "to", "warmup",
+	"a", "JVM", "in", "result", "is", "measure", "that", "noise",
+	"for", "steady", "it", "state", "with", "compiler", "as", "cache",
+	"on", "branch", "be", "memory", "at", "garbage", "by", "collector",
+	"this", "thread", "from", "kernel", "or", "scheduler", "have", "frequency",
+	"not", "turbo", "but", "boost", "what", "variance", "all", "median",
+	"were", "percentile", "we", "interval", "when", "confidence", "your", "sample",
+	"can", "regression", "said", "commit", "there", "suite", "use", "coverage",
+}
+
+// GenerateText returns a deterministic pseudo-random text of exactly `words`
+// words for the given seed. Word frequencies are skewed (low vocabulary
+// indices are more frequent), sentences start with a capital letter and some
+// words are followed by punctuation.
+func GenerateText(words int, seed int64) string {
+	rng := rand.New(rand.NewSource(seed))
+	var sb strings.Builder
+	for i := 0; i < words; i++ {
+		w := vocabulary[rng.Intn(rng.Intn(len(vocabulary))+1)]
+		if i%12 == 0 {
+			w = strings.ToUpper(w[:1]) + w[1:]
+		}
+		sb.WriteString(w)
+		switch {
+		case i == words-1:
+			sb.WriteString(".")
+		case i%12 == 11:
+			sb.WriteString(". ")
+		case i%5 == 4:
+			sb.WriteString(", ")
+		default:
+			sb.WriteString(" ")
+		}
+	}
+	return sb.String()
+}
+
+// Tokenize splits text into lowercase words. A word is a maximal run of ASCII
+// letters and digits; everything else separates words.
+func Tokenize(text string) []string {
+	if slowTokenize {
+		return tokenizeSlow(text)
+	}
+	return tokenizeFast(text)
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// tokenizeFast scans the bytes once and lowercases each word in place of a
+// fresh buffer only when it contains an upper-case letter.
+func tokenizeFast(text string) []string {
+	words := make([]string, 0, len(text)/5)
+	start := -1
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && isWordByte(text[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			words = append(words, lowerASCII(text[start:i]))
+			start = -1
+		}
+	}
+	return words
+}
+
+func lowerASCII(w string) string {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= 'A' && w[i] <= 'Z' {
+			return strings.ToLower(w)
+		}
+	}
+	return w
+}
+
+// tokenizeSlow is the switchable slowdown: the same result as tokenizeFast,
+// but in two passes: the first decodes runes and classifies them with the
+// unicode tables just to size the result exactly, the second splits the words
+// and lowercases each one through strings.ToLower (no upper-case shortcut).
+// Measured ~1.5x slower than tokenizeFast on GenerateText(1000, 42).
+func tokenizeSlow(text string) []string {
+	n, inWord := 0, false
+	for _, r := range text {
+		isWord := r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
+		if isWord && !inWord {
+			n++
+		}
+		inWord = isWord
+	}
+	words := make([]string, 0, n)
+	start := -1
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && isWordByte(text[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			words = append(words, strings.ToLower(text[start:i]))
+			start = -1
+		}
+	}
+	return words
+}
+
+// CountWordsHash counts occurrences with a hash map.
+func CountWordsHash(words []string) map[string]int {
+	counts := make(map[string]int)
+	for _, w := range words {
+		counts[w]++
+	}
+	return counts
+}
+
+// CountWordsSorted counts occurrences by sorting a copy of the words and
+// counting runs of equal words: O(n log n), the tree/sort-based alternative
+// to CountWordsHash (same result).
+func CountWordsSorted(words []string) map[string]int {
+	sorted := slices.Clone(words)
+	slices.Sort(sorted)
+	counts := make(map[string]int)
+	for i := 0; i < len(sorted); {
+		j := i + 1
+		for j < len(sorted) && sorted[j] == sorted[i] {
+			j++
+		}
+		counts[sorted[i]] = j - i
+		i = j
+	}
+	return counts
+}
+
+// WordCount is one entry of TopK's result.
+type WordCount struct {
+	Word  string
+	Count int
+}
+
+// TopK returns the k most frequent words, most frequent first; ties are
+// broken alphabetically. k larger than the number of distinct words returns
+// all of them; k <= 0 returns an empty slice.
+func TopK(counts map[string]int, k int) []WordCount {
+	all := make([]WordCount, 0, len(counts))
+	for w, c := range counts {
+		all = append(all, WordCount{w, c})
+	}
+	slices.SortFunc(all, func(a, b WordCount) int {
+		if a.Count != b.Count {
+			return b.Count - a.Count
+		}
+		return strings.Compare(a.Word, b.Word)
+	})
+	if k < 0 {
+		k = 0
+	}
+	return all[:min(k, len(all))]
+}
+
+// CapitalizeWords upper-cases the first letter of every word and keeps the
+// separators. It is deliberately reached by no benchmark (and called by no
+// other function), so that benchmark-coverage assessment has a gap to find.
+func CapitalizeWords(text string) string {
+	b := []byte(text)
+	for i := 0; i < len(b); i++ {
+		if isWordByte(b[i]) && (i == 0 || !isWordByte(b[i-1])) && b[i] >= 'a' && b[i] <= 'z' {
+			b[i] -= 'a' - 'A'
+		}
+	}
+	return string(b)
+}
