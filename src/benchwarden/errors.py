@@ -90,3 +90,7 @@ class ImportFormatError(BenchwardenError):
         self.line = line
         where = f"{path}:{line}" if line else path
         super().__init__(f"{where}: {message}")
+
+
+class UsageError(BenchwardenError):
+    """A command-line value is invalid (e.g. a --filter that is not a regular expression)."""

@@ -44,15 +44,22 @@ class Invocation:
     @functools.cached_property
     def console(self) -> Console:
         """Human output: stdout normally, stderr under --json (stdout then carries only JSON)."""
-        return Console(file=self.stderr if self.json else self.stdout, highlight=False, soft_wrap=False)
+        stream = self.stderr if self.json else self.stdout
+        return Console(file=stream, highlight=False, soft_wrap=False, width=_width(stream))
 
     @functools.cached_property
     def err_console(self) -> Console:
-        return Console(file=self.stderr, highlight=False)
+        return Console(file=self.stderr, highlight=False, width=_width(self.stderr))
 
     def emit_json(self, payload: Any) -> None:
         self.stdout.write(json.dumps(payload, indent=2, sort_keys=False, default=str))
         self.stdout.write("\n")
+
+
+def _width(stream: TextIO) -> int | None:
+    """Terminal width for a TTY (rich decides); a wide fixed width for logs and files, so names never wrap."""
+    isatty = getattr(stream, "isatty", None)
+    return None if (isatty is not None and isatty()) else 200
 
 
 def common_options(func: Callable[..., Any]) -> Callable[..., Any]:

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Set up everything benchwarden needs on a fresh machine of this kind, idempotently:
+# the Python virtualenv with benchwarden installed (editable) and its test dependencies.
+# Harness builds (the example Maven project, Go test binaries) are done by `benchwarden run`
+# itself through each suite's build command, so they need no step here.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+need() { command -v "$1" >/dev/null 2>&1 || { echo "bootstrap: '$1' is required but not on PATH ($2)" >&2; exit 2; }; }
+need python3 "Python >= 3.11"
+python3 - <<'PY' || { echo "bootstrap: Python >= 3.11 is required" >&2; exit 2; }
+import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)
+PY
+
+if [ ! -x .venv/bin/python ]; then
+  echo "bootstrap: creating .venv" >&2
+  python3 -m venv .venv
+fi
+stamp=".venv/.benchwarden-installed"
+want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "bootstrap: installing benchwarden and its dependencies into .venv" >&2
+  .venv/bin/python -m pip install --quiet --upgrade pip
+  .venv/bin/python -m pip install --quiet -e ".[dev]"
+  echo "$want" > "$stamp"
+fi
+for tool in java mvn go; do
+  command -v "$tool" >/dev/null 2>&1 || echo "bootstrap: warning: '$tool' not found; suites and tests that need it will be skipped or fail with a clear message" >&2
+done

@@ -1,0 +1,41 @@
+"""Rendering of result summaries for the terminal (shared by run and show)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+
+from benchwarden.report.summary import BenchmarkSummary
+from benchwarden.report.table import Column, TableModel, fmt_number, fmt_percent, to_rich
+from benchwarden.units import format_duration
+
+
+def summary_table(summaries: list[BenchmarkSummary], title: str | None = None) -> TableModel:
+    model = TableModel(
+        columns=[Column("benchmark"), Column("mode"), Column("mean", "right"), Column("CI", "right"),
+                 Column("unit"), Column("CV", "right"), Column("forks", "right"), Column("iterations", "right"),
+                 Column("time", "right"), Column("status")],
+        title=title,
+    )
+    for s in summaries:
+        ci = s.ci
+        ci_text = f"[{fmt_number(ci[0])}, {fmt_number(ci[1])}]" if ci else "-"
+        forks = str(s.forks) + (f" (+{s.forks_failed} failed)" if s.forks_failed else "")
+        iters = f"{s.measurement_iterations} (+{s.warmup_iterations} wu)"
+        model.add([f"{s.suite}:{s.key}", s.mode, fmt_number(s.mean), ci_text, s.unit, fmt_percent(s.cv), forks,
+                   iters, format_duration(s.time_s), s.status],
+                  style=None if s.status == "ok" else "red")
+    return model
+
+
+def print_summaries(console: Console, summaries: list[BenchmarkSummary], title: str | None = None) -> None:
+    if not summaries:
+        console.print("no benchmark results")
+        return
+    console.print(to_rich(summary_table(summaries, title)))
+    confidence = summaries[0].confidence
+    console.print(f"CI: {confidence:.0%} hierarchical bootstrap interval of the mean (forks, then iterations).",
+                  style="dim")
+    for s in summaries:
+        if s.message:
+            console.print(f"[red]✗ {escape(s.suite)}:{escape(s.key)}:[/red] {escape(s.message)}")

@@ -1,0 +1,45 @@
+"""`benchwarden show [RUN]`: per-benchmark mean, CI, CV, forks and iterations used, time spent."""
+
+from __future__ import annotations
+
+import click
+
+from benchwarden.cli.common import ExitStatus, Invocation, common_options
+from benchwarden.cli.render import print_summaries
+from benchwarden.cli.store_access import store_for
+from benchwarden.report.summary import summarize_benchmark
+from benchwarden.runner.engine import compile_filters
+from benchwarden.units import format_duration
+
+
+@click.command("show")
+@common_options
+@click.argument("run", required=False)
+@click.option("--confidence", type=click.FloatRange(0.5, 0.9999), default=0.99, show_default=True,
+              help="Confidence level of the interval of the mean.")
+def show_command(inv: Invocation, run: str | None, confidence: float) -> int:
+    """Show a stored run (default: the latest): mean, CI over forks x iterations, CV, effort per benchmark.
+
+    RUN is a run id, `latest`, or `latest~N` (the N-th run before the latest).
+    """
+    with store_for(inv) as store:
+        run_id = store.resolve_run(run)
+        data = store.load_run(run_id)
+    keep = compile_filters(inv.filter)
+    results = [r for r in data.results
+               if keep(r.benchmark.id.key) and (not inv.suite or r.benchmark.id.suite in inv.suite)]
+    summaries = [summarize_benchmark(r, confidence=confidence) for r in results]
+    if inv.json:
+        inv.emit_json({"run": run_id, "status": data.status.value, "commit": data.meta.commit,
+                       "dirty": data.meta.dirty, "label": data.meta.label, "created_at": data.meta.created_at,
+                       "machine": dict(data.meta.machine), "toolchain": dict(data.meta.toolchain),
+                       "benchmarks": [s.to_json() for s in summaries]})
+        return ExitStatus.OK
+    meta = data.meta
+    commit = (meta.commit[:12] + ("+dirty" if meta.dirty else "")) if meta.commit else "no commit"
+    inv.console.print(f"run {run_id} · {data.status.value} · {commit} · "
+                      f"{meta.machine.get('cpu', '?')} · {', '.join(f'{k} {v}' for k, v in meta.toolchain.items())}",
+                      markup=False, highlight=False)
+    print_summaries(inv.console, summaries, title=f"run {run_id}")
+    inv.console.print(f"forks took {format_duration(sum(s.time_s for s in summaries))} in total")
+    return ExitStatus.OK

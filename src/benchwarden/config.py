@@ -1,0 +1,341 @@
+"""Configuration: ``benchwarden.toml``, found from the working directory upwards, validated with clear errors.
+
+Layout (see docs/configuration.md for every key)::
+
+    [store]            url
+    [defaults]         run settings for every suite
+    [suites.NAME]      kind, path, build, artifact, filter, jvm_args, env,
+                       run settings (override defaults), adapter options
+
+Validation is done by pydantic; its error locations are turned into
+``ConfigError(path, "suites.jmh.forks.max", "expected an integer >= 1")``.
+Adapter-specific keys are checked against :data:`ADAPTER_OPTIONS` so a typo
+is reported instead of silently ignored.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from benchwarden.adapters import REGISTRY
+from benchwarden.adapters.base import SuiteContext
+from benchwarden.errors import ConfigError
+from benchwarden.units import parse_duration_s
+
+CONFIG_NAME = "benchwarden.toml"
+DEFAULT_STORE = ".benchwarden/results.db"
+
+#: adapter-specific keys each kind accepts in its suite table (they land in SuiteContext.options)
+ADAPTER_OPTIONS: dict[str, frozenset[str]] = {
+    "jmh": frozenset({"java"}),
+    "go": frozenset({"packages", "list_timeout"}),
+    "python": frozenset({"benchmarks", "python", "pythonpath"}),
+    "command": frozenset({"commands"}),
+}
+
+#: stop policies known to the runner (checked here so a typo fails before anything runs)
+STOP_POLICIES = ("static",)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RangeModel(_Strict):
+    min: int = Field(ge=0)
+    max: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "RangeModel":
+        if self.min > self.max:
+            raise ValueError(f"min ({self.min}) must not exceed max ({self.max})")
+        return self
+
+
+def _duration(value: Any) -> float:
+    return parse_duration_s(value)
+
+
+class SettingsModel(_Strict):
+    """Run settings; every field optional so suites can override defaults key by key."""
+
+    iteration_time: float | None = None
+    warmup: RangeModel | None = None
+    iterations: int | None = Field(default=None, ge=1)
+    forks: RangeModel | None = None
+    timeout: float | None = None
+    iteration_timeout: float | None = None
+    stop: str | None = None
+
+    @field_validator("iteration_time", "timeout", "iteration_timeout", mode="before")
+    @classmethod
+    def _parse_duration(cls, v: Any) -> Any:
+        return None if v is None else _duration(v)
+
+    @field_validator("iteration_time")
+    @classmethod
+    def _positive(cls, v: float | None) -> float | None:
+        if v is not None and v <= 0:
+            raise ValueError("expected a positive duration such as '1s' or '200ms'")
+        return v
+
+    @field_validator("forks")
+    @classmethod
+    def _forks(cls, v: RangeModel | None) -> RangeModel | None:
+        if v is not None and v.min < 1:
+            raise ValueError("forks.min must be at least 1")
+        return v
+
+    @field_validator("stop")
+    @classmethod
+    def _stop(cls, v: str | None) -> str | None:
+        if v is not None and v not in STOP_POLICIES:
+            raise ValueError(f"unknown stop policy {v!r}; expected one of: {', '.join(STOP_POLICIES)}")
+        return v
+
+
+class SuiteModel(SettingsModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    kind: str
+    path: str = "."
+    build: str | list[str] | None = None
+    artifact: str | None = None
+    filter: str | None = None
+    jvm_args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, v: str) -> str:
+        if v not in REGISTRY:
+            raise ValueError(f"unknown suite kind {v!r}; expected one of: {', '.join(sorted(REGISTRY))}")
+        return v
+
+    @field_validator("filter")
+    @classmethod
+    def _regex(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                re.compile(v)
+            except re.error as exc:
+                raise ValueError(f"not a valid regular expression: {exc}") from None
+        return v
+
+    @model_validator(mode="after")
+    def _options(self) -> "SuiteModel":
+        extra = set((self.model_extra or {}).keys())
+        allowed = ADAPTER_OPTIONS.get(self.kind, frozenset())
+        unknown = sorted(extra - allowed)
+        if unknown:
+            hint = f" (keys for kind '{self.kind}': {', '.join(sorted(allowed))})" if allowed else ""
+            raise ValueError(f"unknown key(s) {', '.join(unknown)}{hint}")
+        return self
+
+
+class StoreModel(_Strict):
+    url: str | None = None
+
+
+class FileModel(_Strict):
+    store: StoreModel = Field(default_factory=StoreModel)
+    defaults: SettingsModel = Field(default_factory=SettingsModel)
+    suites: dict[str, SuiteModel] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Fully resolved run settings of one suite: the bounds ⟨wi_min, wi_max, mi, f_min, f_max⟩ and timing."""
+
+    iteration_time_s: float = 1.0
+    warmup_min: int = 5
+    warmup_max: int = 50
+    iterations: int = 10
+    forks_min: int = 2
+    forks_max: int = 5
+    timeout_s: float | None = None  # None: derived from the bounds, see fork_timeout_s
+    iteration_timeout_s: float | None = None
+    stop: str = "static"
+
+    def fork_timeout_s(self) -> float:
+        """Bound on one fork: the configured timeout, else 3x its longest possible duration + 2 minutes."""
+        if self.timeout_s is not None:
+            return self.timeout_s
+        return 3.0 * (self.warmup_max + self.iterations) * self.iteration_time_s + 120.0
+
+    def silence_timeout_s(self) -> float:
+        """How long a fork may go without producing an iteration (covers process start-up and one iteration)."""
+        if self.iteration_timeout_s is not None:
+            return self.iteration_timeout_s
+        return max(60.0, 10.0 * self.iteration_time_s)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "iteration_time_s": self.iteration_time_s, "warmup_min": self.warmup_min, "warmup_max": self.warmup_max,
+            "iterations": self.iterations, "forks_min": self.forks_min, "forks_max": self.forks_max,
+            "timeout_s": self.timeout_s, "iteration_timeout_s": self.iteration_timeout_s, "stop": self.stop,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "RunSettings":
+        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        return cls(**known)
+
+
+BUILTIN_DEFAULTS = RunSettings()
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A resolved suite: what the adapter needs (``context``) and how to run it (``settings``)."""
+
+    context: SuiteContext
+    settings: RunSettings
+
+    @property
+    def name(self) -> str:
+        return self.context.name
+
+    @property
+    def kind(self) -> str:
+        return self.context.kind
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path
+    store_url: str
+    suites: Mapping[str, Suite] = field(default_factory=dict)
+
+    @property
+    def root(self) -> Path:
+        return self.path.parent
+
+    def select(self, names: tuple[str, ...] | list[str] = ()) -> list[Suite]:
+        """The suites named (all when none are named); unknown names raise ConfigError."""
+        if not names:
+            return list(self.suites.values())
+        unknown = [n for n in names if n not in self.suites]
+        if unknown:
+            raise ConfigError(f"no suite named {', '.join(map(repr, unknown))}; "
+                              f"the config defines: {', '.join(self.suites) or '(none)'}", str(self.path))
+        return [self.suites[n] for n in names]
+
+
+def find_config(start: Path | None = None) -> Path:
+    """The nearest ``benchwarden.toml`` in ``start`` or its parents; ConfigError if there is none."""
+    here = (start or Path.cwd()).resolve()
+    for directory in (here, *here.parents):
+        candidate = directory / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+    raise ConfigError(f"no {CONFIG_NAME} found in {here} or any parent directory "
+                      f"(create one with `benchwarden init`, or pass --config PATH)")
+
+
+def load_config(path: Path | None = None, start: Path | None = None) -> Config:
+    """Read, validate and resolve a config file. Raises ConfigError naming the file, key and expectation."""
+    cfg_path = (path if path is not None else find_config(start)).resolve()
+    try:
+        text = cfg_path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("file does not exist", str(cfg_path)) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror}", str(cfg_path)) from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}", str(cfg_path)) from None
+    try:
+        model = FileModel.model_validate(raw)
+    except ValidationError as exc:
+        raise _config_error(exc, cfg_path) from None
+    return _resolve(model, cfg_path)
+
+
+def _config_error(exc: ValidationError, path: Path) -> ConfigError:
+    first = exc.errors()[0]
+    key = ".".join(str(p) for p in first["loc"]) or None
+    msg = first["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, "):]
+    if first["type"] == "extra_forbidden":
+        msg = "unknown key"
+    elif first["type"] == "missing":
+        msg = "required key is missing"
+    more = len(exc.errors()) - 1
+    if more:
+        msg += f" (and {more} more problem{'s' if more > 1 else ''})"
+    return ConfigError(msg, str(path), key)
+
+
+def _merge(base: RunSettings, over: SettingsModel) -> RunSettings:
+    values = base.to_dict()
+    if over.iteration_time is not None:
+        values["iteration_time_s"] = over.iteration_time
+    if over.warmup is not None:
+        values["warmup_min"], values["warmup_max"] = over.warmup.min, over.warmup.max
+    if over.iterations is not None:
+        values["iterations"] = over.iterations
+    if over.forks is not None:
+        values["forks_min"], values["forks_max"] = over.forks.min, over.forks.max
+    if over.timeout is not None:
+        values["timeout_s"] = over.timeout
+    if over.iteration_timeout is not None:
+        values["iteration_timeout_s"] = over.iteration_timeout
+    if over.stop is not None:
+        values["stop"] = over.stop
+    return RunSettings.from_dict(values)
+
+
+def _split_command(value: str | list[str] | None, path: Path, key: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, list):
+        argv = tuple(value)
+    else:
+        try:
+            argv = tuple(shlex.split(value))
+        except ValueError as exc:
+            raise ConfigError(f"cannot split command: {exc}", str(path), key) from None
+    if not argv:
+        raise ConfigError("expected a non-empty command", str(path), key)
+    return argv
+
+
+def _resolve(model: FileModel, path: Path) -> Config:
+    defaults = _merge(BUILTIN_DEFAULTS, model.defaults)
+    suites: dict[str, Suite] = {}
+    for name, sm in model.suites.items():
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+            raise ConfigError("suite names may use letters, digits, '_', '-' and '.' only", str(path), f"suites.{name}")
+        root = (path.parent / sm.path).resolve()
+        if not root.is_dir():
+            raise ConfigError(f"directory {root} does not exist", str(path), f"suites.{name}.path")
+        ctx = SuiteContext(
+            name=name, kind=sm.kind, root=root,
+            build=_split_command(sm.build, path, f"suites.{name}.build"),
+            artifact=sm.artifact, filter=sm.filter, jvm_args=tuple(sm.jvm_args), env=dict(sm.env),
+            options=dict(sm.model_extra or {}),
+        )
+        suites[name] = Suite(context=ctx, settings=_merge(defaults, sm))
+    store_url = model.store.url or DEFAULT_STORE
+    return Config(path=path, store_url=resolve_store_url(store_url, path.parent), suites=suites)
+
+
+def resolve_store_url(url_or_path: str, base: Path) -> str:
+    """A SQLAlchemy URL stays as is; a plain path becomes an absolute SQLite path relative to ``base``."""
+    if "://" in url_or_path:
+        return url_or_path
+    p = Path(url_or_path).expanduser()
+    if not p.is_absolute():
+        p = base / p
+    return str(p.resolve())
+

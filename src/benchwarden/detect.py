@@ -1,0 +1,197 @@
+"""Suite detection for `benchwarden init`: find JMH, Go and asv-format Python suites in a repository.
+
+Detection reads build files with real parsers where the format has one
+(pom.xml via ElementTree, jars via zipfile, asv.conf.json via json); Go and
+Python sources are only scanned for the ``func Benchmark`` / ``def time_``
+markers, which is enough to *suggest* a suite — the adapters do the real
+listing when the suite runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.etree import ElementTree
+
+SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "target", "build", ".venv", "venv", "vendor", ".benchwarden",
+             "__pycache__", ".gradle", ".idea", ".tox", "dist"}
+_GO_BENCH = re.compile(r"^func\s+Benchmark\w*\s*\(\s*\w+\s+\*testing\.B\s*\)", re.MULTILINE)
+_PY_BENCH = re.compile(r"^\s*def\s+time_\w+\s*\(", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class DetectedSuite:
+    name: str
+    kind: str
+    path: str  # relative to the repository root, posix
+    build: str | None = None
+    artifact: str | None = None
+    options: dict = field(default_factory=dict)
+    note: str = ""
+
+
+def _walk(root: Path):
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        yield Path(dirpath), filenames
+
+
+def _rel(path: Path, root: Path) -> str:
+    rel = path.relative_to(root).as_posix()
+    return rel or "."
+
+
+def _pom_uses_jmh(pom: Path) -> bool:
+    try:
+        tree = ElementTree.parse(pom)
+    except (ElementTree.ParseError, OSError):
+        return False
+    for el in tree.iter():
+        if el.tag.endswith("artifactId") and (el.text or "").strip() in ("jmh-core", "jmh-generator-annprocess"):
+            return True
+    return False
+
+
+def _jar_has_benchmarks(jar: Path) -> bool:
+    try:
+        with zipfile.ZipFile(jar) as zf:
+            return "META-INF/BenchmarkList" in zf.namelist()
+    except (zipfile.BadZipFile, OSError):
+        return False
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def detect_suites(root: Path) -> list[DetectedSuite]:
+    """Every suite found under ``root``, in a stable order (JMH, Go, Python)."""
+    root = root.resolve()
+    jmh: list[DetectedSuite] = []
+    go_modules: dict[Path, list[str]] = {}
+    python: list[DetectedSuite] = []
+    for directory, files in _walk(root):
+        names = set(files)
+        if "pom.xml" in names and _pom_uses_jmh(directory / "pom.xml"):
+            jmh.append(DetectedSuite(name="", kind="jmh", path=_rel(directory, root),
+                                     build="mvn -q -B package -DskipTests", artifact="target/benchmarks.jar",
+                                     note="Maven module depending on jmh-core; artifact as in JMH's archetype "
+                                          "(shade plugin, finalName 'benchmarks') — adjust if yours differs"))
+        for gradle in ("build.gradle", "build.gradle.kts"):
+            if gradle in names and re.search(r"jmh", _read(directory / gradle)):
+                wrapper = "./gradlew" if (directory / "gradlew").exists() else "gradle"
+                jmh.append(DetectedSuite(name="", kind="jmh", path=_rel(directory, root), build=f"{wrapper} jmhJar",
+                                         artifact="build/libs/benchmarks-jmh.jar",
+                                         note="Gradle JMH plugin: set artifact to the jar `jmhJar` produces"))
+        if "asv.conf.json" in names:
+            try:
+                conf = json.loads(_strip_json_comments(_read(directory / "asv.conf.json")))
+            except json.JSONDecodeError:
+                conf = {}
+            bench_dir = str(conf.get("benchmark_dir", "benchmarks"))
+            python.append(DetectedSuite(name="", kind="python", path=_rel(directory, root),
+                                        options={"benchmarks": bench_dir, "pythonpath": ["."]},
+                                        note="asv project (asv.conf.json)"))
+        elif directory.name == "benchmarks" and any(
+                f.endswith(".py") and _PY_BENCH.search(_read(directory / f)) for f in files):
+            parent = directory.parent
+            if not any(s.path == _rel(parent, root) for s in python):
+                python.append(DetectedSuite(name="", kind="python", path=_rel(parent, root),
+                                            options={"benchmarks": "benchmarks", "pythonpath": ["."]},
+                                            note="asv-style benchmarks/ folder"))
+        if any(f.endswith("_test.go") and _GO_BENCH.search(_read(directory / f)) for f in files):
+            module = _go_module_root(directory, root)
+            if module is not None:
+                pkg = "./" + directory.relative_to(module).as_posix() if directory != module else "."
+                go_modules.setdefault(module, []).append(pkg)
+        for f in files:
+            if f.endswith(".jar") and "target" not in directory.parts and _jar_has_benchmarks(directory / f):
+                jmh.append(DetectedSuite(name="", kind="jmh", path=_rel(directory, root), artifact=f,
+                                         note="prebuilt JMH benchmarks jar"))
+    go = [DetectedSuite(name="", kind="go", path=_rel(m, root), options={"packages": sorted(p)},
+                        note="Go module with benchmark functions") for m, p in sorted(go_modules.items())]
+    return _name_uniquely([*jmh, *go, *python])
+
+
+def _go_module_root(directory: Path, root: Path) -> Path | None:
+    for d in (directory, *directory.parents):
+        if (d / "go.mod").is_file():
+            return d
+        if d == root:
+            break
+    return None
+
+
+def _strip_json_comments(text: str) -> str:
+    # asv.conf.json allows // comments on their own lines
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+
+
+def _name_uniquely(suites: list[DetectedSuite]) -> list[DetectedSuite]:
+    out, used = [], set()
+    for s in suites:
+        base = s.kind if s.path == "." else f"{s.kind}-{Path(s.path).name}"
+        base = re.sub(r"[^A-Za-z0-9_.-]", "-", base)
+        name, k = base, 2
+        while name in used:
+            name, k = f"{base}-{k}", k + 1
+        used.add(name)
+        out.append(DetectedSuite(**{**s.__dict__, "name": name}))
+    return out
+
+
+def _toml_str(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def render_config(suites: list[DetectedSuite]) -> str:
+    """A commented benchwarden.toml for the detected suites."""
+    lines = [
+        "# benchwarden configuration — generated by `benchwarden init`; every key is documented in",
+        "# docs/configuration.md. Durations: '1s', '200ms', '5m'.",
+        "",
+        "[store]",
+        "# Where results go: a SQLite file (relative to this file) or a SQLAlchemy URL (postgresql+psycopg://…).",
+        f"url = {_toml_str('.benchwarden/results.db')}",
+        "",
+        "[defaults]",
+        "# Applied to every suite unless the suite sets its own value.",
+        "iteration_time = \"1s\"            # length of one iteration",
+        "warmup = { min = 5, max = 50 }    # warmup iterations per fork (the static policy runs max)",
+        "iterations = 10                   # measurement iterations per fork",
+        "forks = { min = 2, max = 5 }      # fresh processes per benchmark (the static policy runs max)",
+        "stop = \"static\"                   # stop policy",
+        "# timeout = \"10m\"                 # per fork (default: 3x its longest possible duration + 2m)",
+        "",
+    ]
+    if not suites:
+        lines += ["# No suite was detected. Add one, e.g.:", "# [suites.mine]", "# kind = \"command\"",
+                  "# commands = { startup = \"./my-program --version\" }", ""]
+    for s in suites:
+        lines.append(f"[suites.{s.name}]")
+        if s.note:
+            lines.append(f"# {s.note}")
+        lines.append(f"kind = {_toml_str(s.kind)}")
+        lines.append(f"path = {_toml_str(s.path)}")
+        if s.build:
+            lines.append(f"build = {_toml_str(s.build)}   # run before listing; never through a shell")
+        if s.artifact:
+            lines.append(f"artifact = {_toml_str(s.artifact)}")
+        for key, value in s.options.items():
+            if isinstance(value, list):
+                lines.append(f"{key} = [{', '.join(_toml_str(v) for v in value)}]")
+            else:
+                lines.append(f"{key} = {_toml_str(str(value))}")
+        lines.append("# filter = \"regex on benchmark keys\"")
+        if s.kind == "jmh":
+            lines.append("# jvm_args = [\"-Xmx1g\"]")
+        lines.append("# env = { KEY = \"value\" }")
+        lines.append("")
+    return "\n".join(lines)

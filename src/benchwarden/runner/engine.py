@@ -1,0 +1,292 @@
+"""The run engine: a small state machine per fork (warmup -> measure -> done) and a loop over forks and benchmarks.
+
+Decide and print are split: :func:`run_fork` and :func:`run_benchmark` only
+decide and record; a :class:`~benchwarden.runner.progress.ProgressListener`
+renders.  Every fork is handed to the store the moment it ends, so an
+interrupted run (Ctrl-C, crash, ``kill -9``) keeps every completed fork and
+``run --resume`` continues without repeating them.
+
+Failure handling ("keep going where that makes sense"):
+
+* a suite whose toolchain is missing or whose build or listing fails is
+  reported and skipped; the other suites run;
+* a fork that crashes, hangs or prints garbage is stored as FAILED with the
+  iterations it produced; its benchmark stops (the next fork would most likely
+  fail the same way) and is marked FAILED; the next benchmark runs.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field, replace
+from typing import Callable, Sequence
+
+from benchwarden.adapters import get_adapter
+from benchwarden.adapters.base import Adapter, ForkPlan, RunningFork
+from benchwarden.config import Suite
+from benchwarden.errors import BenchwardenError, ForkFailed, UsageError
+from benchwarden.model import (
+    Benchmark,
+    BenchmarkResult,
+    BenchmarkStatus,
+    ForkResult,
+    ForkStatus,
+    IterationResult,
+    Phase,
+    RunMeta,
+    RunStatus,
+    StopDecision,
+)
+from benchwarden.runner.policy import Bounds, StopPolicy, make_policy
+from benchwarden.runner.progress import ProgressListener
+
+
+class RunInterrupted(BenchwardenError):
+    """The user interrupted the run; completed forks are stored and the run can be resumed."""
+
+    def __init__(self, run_id: int):
+        self.run_id = run_id
+        super().__init__(f"run {run_id} interrupted; every completed fork is stored. "
+                         f"Finish it with: benchwarden run --resume {run_id}")
+
+
+@dataclass(frozen=True)
+class PlannedBenchmark:
+    suite: Suite
+    adapter: Adapter
+    benchmark: Benchmark
+
+    @property
+    def bounds(self) -> Bounds:
+        s = self.suite.settings
+        return Bounds(s.warmup_min, s.warmup_max, s.iterations, s.forks_min, s.forks_max)
+
+    def fork_budget_s(self) -> float:
+        """Longest a fork can take by its bounds (iterations x iteration time)."""
+        return self.bounds.max_iterations_per_fork * self.suite.settings.iteration_time_s
+
+
+@dataclass
+class Plan:
+    benchmarks: list[PlannedBenchmark] = field(default_factory=list)
+    toolchain: dict[str, str] = field(default_factory=dict)
+    failed_suites: dict[str, BenchwardenError] = field(default_factory=dict)
+
+
+@dataclass
+class RunOutcome:
+    run_id: int
+    status: RunStatus
+    results: list[BenchmarkResult]
+    failed_suites: dict[str, BenchwardenError]
+    elapsed_s: float
+    skipped_on_resume: int = 0
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.failed_suites) or any(r.status is not BenchmarkStatus.OK for r in self.results)
+
+
+def compile_filters(*patterns: str | None) -> Callable[[str], bool]:
+    """A predicate on benchmark keys: every given regex must match (re.search). Raises UsageError on a bad regex."""
+    compiled = []
+    for p in patterns:
+        if p:
+            try:
+                compiled.append(re.compile(p))
+            except re.error as exc:
+                raise UsageError(f"invalid --filter regular expression {p!r}: {exc}") from None
+    return lambda key: all(c.search(key) for c in compiled)
+
+
+def plan_run(suites: Sequence[Suite], cli_filter: str | None = None,
+             adapter_factory: Callable[[str], Adapter] = get_adapter,
+             listener: ProgressListener | None = None) -> Plan:
+    """Prepare (build) every suite and list its benchmarks; a failing suite is recorded, not fatal."""
+    plan = Plan()
+    listener = listener or ProgressListener()
+    for suite in suites:
+        ctx = suite.context
+        try:
+            adapter = adapter_factory(ctx.kind)
+            prepared = adapter.prepare(ctx)
+            benchmarks = adapter.list_benchmarks(ctx)
+        except BenchwardenError as exc:
+            plan.failed_suites[ctx.name] = exc
+            listener.suite_failed(ctx.name, exc)
+            continue
+        for k, v in prepared.toolchain.items():
+            plan.toolchain.setdefault(k, v)
+        keep = compile_filters(ctx.filter, cli_filter)
+        plan.benchmarks.extend(PlannedBenchmark(suite, adapter, b) for b in benchmarks if keep(b.id.key))
+    return plan
+
+
+def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, policy: StopPolicy,
+             listener: ProgressListener, wall: Callable[[], float] = time.time) -> ForkResult:
+    """Run one fork: label iterations warmup/measurement by the policy; stop the process at the boundary.
+
+    On ForkFailed, the iterations streamed so far are kept in a FAILED fork.
+    On KeyboardInterrupt the process group is stopped and the interrupt re-raised,
+    with the partial fork attached as ``exc.partial_fork`` so the caller can store it.
+    """
+    bounds = planned.bounds
+    settings = planned.suite.settings
+    ctx = planned.suite.context
+    bench = planned.benchmark
+    plan = ForkPlan(fork_index=fork_index, iteration_time_s=settings.iteration_time_s,
+                    max_iterations=bounds.max_iterations_per_fork, timeout_s=settings.fork_timeout_s(),
+                    iteration_timeout_s=settings.silence_timeout_s(), jvm_args=ctx.jvm_args, env=dict(ctx.env))
+    warmup: list[IterationResult] = []
+    measurement: list[IterationResult] = []
+    decisions: list[StopDecision] = []
+    phase = Phase.WARMUP if bounds.warmup_max > 0 else Phase.MEASUREMENT
+    started = wall()
+    status, message = ForkStatus.COMPLETE, None
+    fork: RunningFork | None = None
+    try:
+        fork = adapter.start_fork(ctx, bench, plan)
+        for result in fork:
+            if phase is Phase.WARMUP:
+                warmup.append(result)
+                listener.iteration_done(bench, fork_index, Phase.WARMUP, len(warmup), result)
+                decision = _warmup_checkpoint(policy, bounds, warmup)
+                decisions.append(decision)
+                if decision.stop:
+                    phase = Phase.MEASUREMENT
+            else:
+                measurement.append(result)
+                listener.iteration_done(bench, fork_index, Phase.MEASUREMENT, len(measurement), result)
+                if len(measurement) >= bounds.iterations:
+                    break
+        if len(measurement) < bounds.iterations:
+            status = ForkStatus.FAILED
+            message = (f"the harness ended after {len(warmup) + len(measurement)} iterations, "
+                       f"before {bounds.iterations} measurement iterations were taken")
+    except ForkFailed as exc:
+        status = ForkStatus.FAILED
+        message = str(exc) + (f"\n--- last output ---\n{exc.output}" if exc.output else "")
+    except BenchwardenError as exc:
+        status, message = ForkStatus.FAILED, str(exc)
+    except KeyboardInterrupt as exc:
+        partial = ForkResult(index=fork_index, status=ForkStatus.FAILED, warmup=tuple(warmup),
+                             measurement=tuple(measurement), started_at=started, finished_at=wall(),
+                             warmup_decisions=tuple(decisions), message="interrupted")
+        exc.partial_fork = partial  # type: ignore[attr-defined]
+        raise
+    finally:
+        if fork is not None:
+            fork.stop()
+    return ForkResult(index=fork_index, status=status, warmup=tuple(warmup), measurement=tuple(measurement),
+                      started_at=started, finished_at=wall(), warmup_decisions=tuple(decisions), message=message)
+
+
+def _warmup_checkpoint(policy: StopPolicy, bounds: Bounds, warmup: list[IterationResult]) -> StopDecision:
+    """Ask the policy, but never before wi_min and never past wi_max (the runner enforces the bounds)."""
+    n = len(warmup)
+    if n < bounds.warmup_min:
+        return StopDecision(stop=False, reason="below-minimum")
+    decision = policy.warmup_decision(bounds, [it.value_ns for it in warmup])
+    if not decision.stop and n >= bounds.warmup_max:
+        return replace(decision, stop=True, reason="maximum-reached",
+                       warning=decision.warning or f"warmup did not become stable within {bounds.warmup_max} iterations")
+    return decision
+
+
+def _fork_checkpoint(policy: StopPolicy, bounds: Bounds, forks: Sequence[ForkResult]) -> StopDecision:
+    matrix = [list(f.measurement_ns) for f in forks if f.status is ForkStatus.COMPLETE]
+    n = len(matrix)
+    if n < bounds.forks_min:
+        return StopDecision(stop=False, reason="below-minimum")
+    decision = policy.fork_decision(bounds, matrix)
+    if not decision.stop and n >= bounds.forks_max:
+        return replace(decision, stop=True, reason="maximum-reached",
+                       warning=decision.warning or f"results did not become stable within {bounds.forks_max} forks")
+    return decision
+
+
+class Runner:
+    """Drives a planned run against a store. ``store`` needs the Store API of :mod:`benchwarden.store`."""
+
+    def __init__(self, store, listener: ProgressListener | None = None,
+                 wall: Callable[[], float] = time.time, monotonic: Callable[[], float] = time.monotonic):
+        self.store = store
+        self.listener = listener or ProgressListener()
+        self.wall = wall
+        self.monotonic = monotonic
+
+    def run(self, plan: Plan, meta: RunMeta | None = None, resume_run_id: int | None = None) -> RunOutcome:
+        """Run every planned benchmark, storing each fork as it ends. Raises RunInterrupted on Ctrl-C."""
+        t0 = self.monotonic()
+        previous: dict[str, BenchmarkResult] = {}
+        if resume_run_id is not None:
+            run_id = resume_run_id
+            for r in self.store.load_run(run_id).results:
+                previous[str(r.benchmark.id)] = r
+        else:
+            if meta is None:
+                raise ValueError("a new run needs RunMeta")
+            run_id = self.store.create_run(meta)
+        results: list[BenchmarkResult] = []
+        skipped = 0
+        total = len(plan.benchmarks)
+        remaining_budget = sum(p.fork_budget_s() * p.bounds.forks_max for p in plan.benchmarks)
+        self.listener.run_started(run_id, total, remaining_budget)
+        try:
+            for index, planned in enumerate(plan.benchmarks, start=1):
+                prior = previous.get(str(planned.benchmark.id))
+                if prior is not None and prior.status is BenchmarkStatus.FAILED:
+                    results.append(prior)
+                    skipped += 1
+                    continue
+                self.store.add_benchmark(run_id, planned.benchmark)
+                self.listener.benchmark_started(planned.benchmark, index, total, planned.bounds.forks_max)
+                result = self._run_benchmark(run_id, planned, prior)
+                results.append(result)
+                remaining_budget -= planned.fork_budget_s() * planned.bounds.forks_max
+                self.listener.benchmark_finished(result, max(0.0, remaining_budget))
+        except KeyboardInterrupt:
+            self.store.finish_run(run_id, RunStatus.INTERRUPTED)
+            raise RunInterrupted(run_id) from None
+        status = RunStatus.COMPLETE
+        if plan.failed_suites or any(r.status is not BenchmarkStatus.OK for r in results):
+            status = RunStatus.FAILED
+        self.store.finish_run(run_id, status)
+        return RunOutcome(run_id=run_id, status=status, results=results, failed_suites=dict(plan.failed_suites),
+                          elapsed_s=self.monotonic() - t0, skipped_on_resume=skipped)
+
+    def _run_benchmark(self, run_id: int, planned: PlannedBenchmark,
+                       prior: BenchmarkResult | None) -> BenchmarkResult:
+        bench = planned.benchmark
+        bounds = planned.bounds
+        policy = make_policy(planned.suite.settings.stop)
+        forks: list[ForkResult] = [f for f in (prior.forks if prior else ()) if f.status is ForkStatus.COMPLETE]
+        decisions: list[StopDecision] = []
+        # Replay the fork checkpoints over forks kept from an interrupted run, so the decision trail is whole.
+        for k in range(1, len(forks) + 1):
+            decisions.append(_fork_checkpoint(policy, bounds, forks[:k]))
+        status, message = BenchmarkStatus.OK, None
+        while not (decisions and decisions[-1].stop) and len(forks) < bounds.forks_max:
+            fork_index = len(forks) + 1
+            self.listener.fork_started(bench, fork_index, bounds.forks_max)
+            try:
+                fork = run_fork(planned.adapter, planned, fork_index, policy, self.listener, self.wall)
+            except KeyboardInterrupt as exc:
+                partial = getattr(exc, "partial_fork", None)
+                if partial is not None and (partial.warmup or partial.measurement):
+                    self.store.save_fork(run_id, bench.id, partial)
+                raise
+            self.store.save_fork(run_id, bench.id, fork)
+            self.listener.fork_finished(bench, fork)
+            if fork.status is not ForkStatus.COMPLETE:
+                status, message = BenchmarkStatus.FAILED, f"fork {fork_index}: {fork.message}"
+                all_forks = forks + [fork]
+                self.store.finish_benchmark(run_id, bench.id, status, message, decisions)
+                return BenchmarkResult(benchmark=bench, forks=tuple(all_forks), status=status, message=message,
+                                       fork_decisions=tuple(decisions))
+            forks.append(fork)
+            decisions.append(_fork_checkpoint(policy, bounds, forks))
+        self.store.finish_benchmark(run_id, bench.id, status, message, decisions)
+        return BenchmarkResult(benchmark=bench, forks=tuple(forks), status=status, message=message,
+                               fork_decisions=tuple(decisions))

@@ -1,0 +1,147 @@
+"""Runner state machine through the fake adapter and a real SQLite store: bounds, failures, interrupts, resume."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchwarden.adapters.base import SuiteContext
+from benchwarden.config import RunSettings, Suite
+from benchwarden.model import BenchmarkStatus, ForkStatus, RunMeta, RunStatus, StopDecision
+from benchwarden.runner.engine import RunInterrupted, Runner, plan_run
+from benchwarden.runner.policy import Bounds
+from benchwarden.runner.progress import RecordingListener
+from benchwarden.store import open_store
+from benchwarden.errors import ToolchainMissing
+from tests.support.fake_adapter import FakeAdapter, FakeBenchmarkSpec
+
+
+def _suite(tmp_path: Path, name="s", **settings) -> Suite:
+    base = dict(iteration_time_s=0.01, warmup_min=2, warmup_max=3, iterations=4, forks_min=2, forks_max=3)
+    base.update(settings)
+    return Suite(SuiteContext(name=name, kind="fake", root=tmp_path), RunSettings(**base))
+
+
+def _meta() -> RunMeta:
+    return RunMeta(created_at=0.0, tool_version="test")
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = open_store(tmp_path / "results.db")
+    yield s
+    s.close()
+
+
+def test_static_run_labels_phases_and_honours_bounds(tmp_path, store):
+    values = lambda fork, i: 1000.0 * fork + i  # distinct per fork and iteration
+    adapter = FakeAdapter([FakeBenchmarkSpec("a", values=values)])
+    plan = plan_run([_suite(tmp_path)], adapter_factory=lambda kind: adapter)
+    outcome = Runner(store, RecordingListener()).run(plan, _meta())
+    assert outcome.status is RunStatus.COMPLETE
+    (result,) = outcome.results
+    assert [f.index for f in result.forks] == [1, 2, 3]  # static: forks_max
+    for fork in result.forks:
+        assert [it.value_ns for it in fork.warmup] == [1000.0 * fork.index + i for i in (1, 2, 3)]
+        assert [it.value_ns for it in fork.measurement] == [1000.0 * fork.index + i for i in (4, 5, 6, 7)]
+        assert fork.status is ForkStatus.COMPLETE
+        # checkpoints: below the minimum at iteration 1, a decision at 2 and 3
+        assert [d.reason for d in fork.warmup_decisions] == ["below-minimum", "static", "static"]
+    # what the runner returns is exactly what the store keeps
+    stored = store.load_run(outcome.run_id)
+    assert stored.status is RunStatus.COMPLETE
+    assert [list(f.measurement_ns) for f in stored.results[0].forks] == [list(f.measurement_ns) for f in result.forks]
+
+
+def test_zero_warmup_measures_from_the_first_iteration(tmp_path, store):
+    adapter = FakeAdapter([FakeBenchmarkSpec("a", values=lambda f, i: float(i))])
+    plan = plan_run([_suite(tmp_path, warmup_min=0, warmup_max=0, forks_min=1, forks_max=1)],
+                    adapter_factory=lambda kind: adapter)
+    (result,) = Runner(store).run(plan, _meta()).results
+    assert result.forks[0].warmup == ()
+    assert result.forks[0].measurement_ns == (1.0, 2.0, 3.0, 4.0)
+
+
+class _NeverStable:
+    name = "never"
+
+    def warmup_decision(self, bounds, warmup_ns):
+        return StopDecision(stop=False, reason="not-stable", values={"cv": 0.5})
+
+    def fork_decision(self, bounds, forks_ns):
+        return StopDecision(stop=False, reason="not-stable")
+
+
+def test_runner_enforces_maximum_with_warning_when_policy_never_stops(tmp_path, store, monkeypatch):
+    monkeypatch.setattr("benchwarden.runner.engine.make_policy", lambda name: _NeverStable())
+    adapter = FakeAdapter([FakeBenchmarkSpec("a")])
+    plan = plan_run([_suite(tmp_path)], adapter_factory=lambda kind: adapter)
+    (result,) = Runner(store).run(plan, _meta()).results
+    assert len(result.forks) == 3
+    last_warmup = result.forks[0].warmup_decisions[-1]
+    assert last_warmup.stop and last_warmup.reason == "maximum-reached" and "did not become stable" in last_warmup.warning
+    assert len(result.forks[0].warmup) == 3  # never past wi_max
+    assert result.fork_decisions[-1].reason == "maximum-reached" and result.fork_decisions[-1].warning
+    assert [d.reason for d in result.fork_decisions[:1]] == ["below-minimum"]
+
+
+def test_crashing_fork_keeps_its_iterations_and_the_run_goes_on(tmp_path, store):
+    adapter = FakeAdapter([FakeBenchmarkSpec("bad", crash_at=(2, 5)), FakeBenchmarkSpec("good")])
+    plan = plan_run([_suite(tmp_path)], adapter_factory=lambda kind: adapter)
+    outcome = Runner(store).run(plan, _meta())
+    bad, good = outcome.results
+    assert bad.status is BenchmarkStatus.FAILED and "fork 2" in bad.message and "crashed" in bad.message
+    assert [f.status for f in bad.forks] == [ForkStatus.COMPLETE, ForkStatus.FAILED]
+    assert len(bad.forks[1].warmup) == 3 and len(bad.forks[1].measurement) == 1  # kept, not thrown away
+    assert good.status is BenchmarkStatus.OK and len(good.forks) == 3
+    assert outcome.status is RunStatus.FAILED and outcome.failed
+    stored = store.load_run(outcome.run_id).results[0]
+    assert stored.status is BenchmarkStatus.FAILED and len(stored.forks[1].measurement) == 1
+
+
+def test_suite_that_cannot_prepare_is_reported_and_others_run(tmp_path, store):
+    broken = FakeAdapter([FakeBenchmarkSpec("x")], fail_prepare=ToolchainMissing("java", "broken"))
+    fine = FakeAdapter([FakeBenchmarkSpec("y")])
+    listener = RecordingListener()
+    plan = plan_run([_suite(tmp_path, "broken"), _suite(tmp_path, "fine")],
+                    adapter_factory=lambda kind, it=iter([broken, fine]): next(it), listener=listener)
+    assert "broken" in plan.failed_suites and "'java' was not found" in str(plan.failed_suites["broken"])
+    assert ("suite_failed", "broken", str(plan.failed_suites["broken"])) in listener.events
+    outcome = Runner(store).run(plan, _meta())
+    assert [r.benchmark.id.name for r in outcome.results] == ["y"] and outcome.status is RunStatus.FAILED
+
+
+def test_interrupt_keeps_completed_forks_and_resume_does_not_repeat_them(tmp_path, store):
+    values = lambda fork, i: 10.0 * fork + i
+    first = FakeAdapter([FakeBenchmarkSpec("a", values=values), FakeBenchmarkSpec("b", values=values,
+                                                                                  interrupt_at=(2, 3))])
+    plan = plan_run([_suite(tmp_path)], adapter_factory=lambda kind: first)
+    with pytest.raises(RunInterrupted) as info:
+        Runner(store).run(plan, _meta())
+    run_id = info.value.run_id
+    interrupted = store.load_run(run_id)
+    assert interrupted.status is RunStatus.INTERRUPTED
+    a, b = interrupted.results
+    assert len(a.forks) == 3
+    assert [(f.index, f.status) for f in b.forks] == [(1, ForkStatus.COMPLETE), (2, ForkStatus.FAILED)]
+    assert b.forks[1].message == "interrupted" and len(b.forks[1].warmup) == 2  # the partial fork's data is kept
+
+    second = FakeAdapter([FakeBenchmarkSpec("a", values=values), FakeBenchmarkSpec("b", values=values)])
+    plan2 = plan_run([_suite(tmp_path)], adapter_factory=lambda kind: second)
+    outcome = Runner(store).run(plan2, resume_run_id=run_id)
+    assert outcome.status is RunStatus.COMPLETE
+    assert second.forks_started == [("b", 2), ("b", 3)]  # a untouched, b's fork 1 reused, fork 2 redone
+    final = store.load_run(run_id)
+    b_final = final.results[1]
+    assert [(f.index, f.status) for f in b_final.forks] == [(i, ForkStatus.COMPLETE) for i in (1, 2, 3)]
+    assert b_final.forks[0].measurement_ns == b.forks[0].measurement_ns
+
+
+def test_bounds_validation():
+    with pytest.raises(ValueError):
+        Bounds(warmup_min=3, warmup_max=2, iterations=1, forks_min=1, forks_max=1)
+    with pytest.raises(ValueError):
+        Bounds(warmup_min=0, warmup_max=0, iterations=0, forks_min=1, forks_max=1)
+    with pytest.raises(ValueError):
+        Bounds(warmup_min=0, warmup_max=0, iterations=1, forks_min=0, forks_max=1)

@@ -1,0 +1,77 @@
+"""Import contracts: dependencies point one way (docs/architecture.md)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[2] / "src" / "benchwarden"
+
+# package (or module) -> benchwarden packages it must NOT import
+FORBIDDEN = {
+    "model": {"*"},
+    "stats": {"*"},
+    "units": {"adapters", "runner", "store", "cli", "report", "stats", "audit", "config"},
+    "errors": {"*"},
+    "adapters": {"runner", "store", "cli", "report", "stats", "audit", "config"},
+    "store": {"runner", "cli", "adapters", "report", "audit", "stats", "config"},
+    "runner": {"cli", "report", "audit"},
+    "report": {"cli", "runner", "adapters", "audit"},
+    "audit": {"cli", "runner"},
+}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "benchwarden" and len(parts) > 1:
+                found.add(parts[1])
+    return found
+
+
+def _files(component: str) -> list[Path]:
+    package = PKG / component
+    if package.is_dir():
+        return sorted(package.rglob("*.py"))
+    return [PKG / f"{component}.py"]
+
+
+@pytest.mark.parametrize("component", sorted(FORBIDDEN))
+def test_dependencies_point_one_way(component):
+    forbidden = FORBIDDEN[component]
+    files = _files(component)
+    assert files and all(f.exists() for f in files), f"{component} not found"
+    for f in files:
+        own = component
+        bad = {m for m in _imports(f) if m != own and ("*" in forbidden or m in forbidden)}
+        # the stats package and model may import nothing of ours at all
+        assert not bad, f"{f.relative_to(PKG)} imports benchwarden.{', benchwarden.'.join(sorted(bad))}"
+
+
+def test_stats_imports_only_numpy_scipy_and_stdlib():
+    import sys
+
+    allowed_third_party = {"numpy", "scipy"}
+    for f in _files("stats"):
+        tree = ast.parse(f.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            mods = []
+            if isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                mods = [node.module]
+            for m in mods:
+                top = m.split(".")[0]
+                ok = top in allowed_third_party or top in sys.stdlib_module_names or m.startswith("benchwarden.stats")
+                assert ok, f"{f.name} imports {m}"
