@@ -97,12 +97,12 @@ def read_results_file(path: Path, fmt: str, suite_name: str):
     if fmt == "benchwarden":
         return import_run_json(raw, source=str(path))
     if fmt == "jmh":
-        from benchwarden.adapters.jmh_output import import_jmh_json
+        from benchwarden.adapters.jmh_output import load_jmh_json
 
-        return import_jmh_json(raw.decode("utf-8", errors="replace"), suite=suite_name, source=str(path))
-    from benchwarden.adapters.gotest_output import import_gotest
+        return load_jmh_json(path, suite=suite_name)
+    from benchwarden.adapters.gotest_output import import_go_bench
 
-    return import_gotest(raw.decode("utf-8", errors="replace"), suite=suite_name, source=str(path))
+    return import_go_bench(path, suite=suite_name)
 
 
 def sniff_format(raw: bytes, path: Path) -> str:

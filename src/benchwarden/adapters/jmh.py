@@ -1,0 +1,338 @@
+"""The JMH adapter: the user's own, unmodified benchmarks jar (JMH >= 1.21), one JMH process per fork.
+
+A fork is ``java -jar <artifact> ^\\Q<benchmark>\\E$ -f 1 -wi 0 -i <max> -r <t> -w <t> -bm <mode> -tu <tu>
+-foe true [-p name=value ...] [-jvmArgsAppend=...]``:
+
+* ``-f 1``: the host JVM forks one benchmark JVM, exactly as JMH normally does, so ``@Fork(jvmArgs...)``,
+  ``@Fork(jvm...)`` and JMH's own isolation keep working.  The process group holds both JVMs and is
+  terminated as a whole (:class:`~benchwarden.adapters.process.ManagedProcess`).
+* ``-wi 0``: warmup versus measurement is the runner's decision, so JMH runs measurement iterations only.
+* ``-bm``: the benchmark's mode (a method declaring several modes is listed once per mode).
+* ``-tu``: ``ns`` for time-per-op modes and ``s`` for throughput, so JMH prints every figure with plenty
+  of significant digits (JMH prints 3 decimals; a benchmark in its default ``s/op`` would otherwise
+  print ``≈ 10⁻⁶``).  Values are converted back to the benchmark's own unit for ``raw_value``.
+* ``-jvmArgsAppend``: a command-line ``-jvmArgsAppend`` *replaces* ``@Fork(jvmArgsAppend)`` in JMH
+  (``Runner.getBenchmarkParams``), so the annotation's arguments are read from the jar's BenchmarkList
+  and passed first, followed by the suite's and the plan's JVM arguments.
+
+JMH prints ``Iteration N:`` when an iteration starts and its result when it ends, and flushes: results
+stream through the stdout pipe as each iteration completes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import zipfile
+from pathlib import Path
+from typing import Iterator, Mapping
+
+from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
+from benchwarden.adapters.jmh_output import (
+    IterationStreamParser,
+    parse_benchmark_list,
+    parse_listing,
+    resolve_listing,
+)
+from benchwarden.adapters.process import LineTimeout, ManagedProcess, capture, require_tool, run_build
+from benchwarden.errors import ArtifactMissing, ForkFailed, ListingFailed, ToolchainMissing
+from benchwarden.model import Benchmark, IterationResult
+from benchwarden.units import from_ns_per_op
+
+#: artifact of JMH's Maven archetype, used when the suite names none
+DEFAULT_ARTIFACT = "target/benchmarks.jar"
+#: how long a crashed fork may keep printing its stack trace before it is terminated
+CRASH_DRAIN_S = 5.0
+#: how long to wait for the JMH process to exit after its output ended
+EXIT_WAIT_S = 10.0
+LISTING_TIMEOUT_S = 120.0
+
+_JAVA_HINT = "install a JDK (e.g. apt-get install openjdk-17-jdk) or set the suite option java = '/path/to/java'"
+
+
+class JmhAdapter:
+    """Adapter for ``kind = "jmh"`` suites. Suite options: ``java`` (path of the java launcher)."""
+
+    kind = "jmh"
+
+    def prepare(self, ctx: SuiteContext) -> PreparedSuite:
+        """Require java, run the build, check the jar; report the java and JMH versions."""
+        java = _java(ctx)
+        if ctx.build:
+            run_build(ctx.build, ctx.root, ctx.name, env=ctx.env)
+        jar = artifact_path(ctx)
+        toolchain = {"java": java_version(java, ctx.env)}
+        jmh = jmh_version(jar)
+        if jmh:
+            toolchain["jmh"] = jmh
+        return PreparedSuite(toolchain=toolchain)
+
+    def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
+        """Every benchmark x mode x ``@Param`` combination, from ``-lp`` joined with the jar's BenchmarkList."""
+        java = _java(ctx)
+        jar = artifact_path(ctx)
+        argv = [java, "-jar", str(jar), "-lp"]
+        try:
+            done = capture(argv, cwd=ctx.root, env=ctx.env, timeout_s=LISTING_TIMEOUT_S)
+        except Exception as exc:  # TimeoutExpired, OSError
+            raise ListingFailed(f"suite '{ctx.name}': `{' '.join(argv)}` failed: {exc}") from None
+        if done.returncode != 0:
+            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-20:])
+            raise ListingFailed(f"suite '{ctx.name}': `{' '.join(argv)}` exited with status {done.returncode}\n{tail}")
+        listed = parse_listing(done.stdout, source=f"suite '{ctx.name}': {jar} -lp")
+        entries = parse_benchmark_list(read_benchmark_list(jar), source=f"{jar}!/META-INF/BenchmarkList")
+        return [info.to_benchmark(ctx.name) for info in resolve_listing(listed, entries)]
+
+    def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> "JmhFork":
+        """Start one JMH process running ``benchmark`` for up to ``plan.max_iterations`` iterations."""
+        argv = fork_argv(_java(ctx), artifact_path(ctx), benchmark, plan, ctx.jvm_args)
+        env = {**ctx.env, **plan.env}
+        return JmhFork(argv, ctx.root, env, benchmark, plan)
+
+
+# --------------------------------------------------------------------------------------------------
+# Deciding: paths, versions, the command line
+# --------------------------------------------------------------------------------------------------
+
+
+def _java(ctx: SuiteContext) -> str:
+    configured = ctx.options.get("java")
+    if configured:
+        path = Path(str(configured))
+        if not path.is_absolute():
+            return require_tool(str(configured), ctx.name, _JAVA_HINT)
+        if not path.is_file():
+            raise ToolchainMissing(str(path), ctx.name, "the suite option 'java' names a file that does not exist")
+        return str(path)
+    return require_tool("java", ctx.name, _JAVA_HINT)
+
+
+def artifact_path(ctx: SuiteContext) -> Path:
+    """Absolute path of the suite's benchmarks jar; raises :class:`ArtifactMissing`."""
+    jar = (ctx.root / (ctx.artifact or DEFAULT_ARTIFACT)).resolve()
+    if not jar.is_file():
+        raise ArtifactMissing(ctx.name, str(jar))
+    return jar
+
+
+def read_benchmark_list(jar: Path) -> str:
+    """Text of ``META-INF/BenchmarkList`` inside ``jar``; raises :class:`ListingFailed`."""
+    try:
+        with zipfile.ZipFile(jar) as zf:
+            return zf.read("META-INF/BenchmarkList").decode("utf-8")
+    except KeyError:
+        raise ListingFailed(f"{jar}: no META-INF/BenchmarkList; is this a JMH benchmarks jar?") from None
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise ListingFailed(f"{jar}: cannot read the jar: {exc}") from None
+
+
+def jmh_version(jar: Path) -> str | None:
+    """JMH version bundled in the jar (its jmh-core pom.properties), or None if it is not recorded."""
+    try:
+        with zipfile.ZipFile(jar) as zf:
+            text = zf.read("META-INF/maven/org.openjdk.jmh/jmh-core/pom.properties").decode("utf-8")
+    except (KeyError, OSError, zipfile.BadZipFile):
+        return None
+    m = re.search(r"^version=(.+)$", text, re.MULTILINE)
+    return m.group(1).strip() if m else None
+
+
+def java_version(java: str, env: Mapping[str, str] | None = None) -> str:
+    """``java -version``'s version string, e.g. ``17.0.15``; ``"unknown"`` if it cannot be read."""
+    try:
+        done = capture([java, "-version"], env=env, timeout_s=60.0)
+    except Exception:  # noqa: BLE001 - a version is metadata, never a reason to fail
+        return "unknown"
+    m = re.search(r'version "([^"]+)"', done.stderr + done.stdout)
+    return m.group(1) if m else "unknown"
+
+
+def jmh_time_value(seconds: float) -> str:
+    """A duration as JMH's ``TimeValue`` accepts it (an integer and a unit): 0.2 -> ``200ms``."""
+    if seconds <= 0:
+        raise ValueError(f"iteration time must be positive, got {seconds}s")
+    for factor, unit in ((1, "s"), (1e3, "ms"), (1e6, "us")):
+        scaled = seconds * factor
+        if abs(scaled - round(scaled)) < 1e-9 * max(1.0, scaled):
+            return f"{int(round(scaled))}{unit}"
+    return f"{max(1, int(round(seconds * 1e9)))}ns"
+
+
+def print_time_unit(mode: str) -> str:
+    """The ``-tu`` benchwarden passes so that JMH prints figures with many significant digits."""
+    return "s" if mode == "thrpt" else "ns"
+
+
+def fork_jvm_args(benchmark: Benchmark, suite_args: tuple[str, ...], plan_args: tuple[str, ...]) -> list[str]:
+    """``@Fork(jvmArgsAppend)`` first (JMH would otherwise drop it), then the suite's, then the plan's.
+
+    A plan that already repeats the suite's arguments at its start does not get them twice.
+    """
+    if plan_args[: len(suite_args)] == suite_args:
+        plan_args = plan_args[len(suite_args):]
+    extra = list(suite_args) + list(plan_args)
+    if not extra:
+        return []
+    annotated = json.loads(benchmark.spec.get("jvm_args_append", "[]"))
+    return [str(a) for a in annotated] + extra
+
+
+def jvm_args_options(args: list[str]) -> list[str]:
+    """``-jvmArgsAppend`` options for ``args``: one per argument (JMH keeps repeated values verbatim);
+    a single argument is quoted, because JMH splits a lone value at spaces."""
+    if len(args) == 1:
+        arg = args[0]
+        return [f'-jvmArgsAppend="{arg}"' if " " in arg else f"-jvmArgsAppend={arg}"]
+    return [f"-jvmArgsAppend={arg}" for arg in args]
+
+
+def fork_argv(java: str, jar: Path, benchmark: Benchmark, plan: ForkPlan, suite_jvm_args: tuple[str, ...] = ()) -> list[str]:
+    """The complete command line of one fork (see the module docstring for why each option is there)."""
+    username = benchmark.spec.get("benchmark", benchmark.id.name)
+    mode = benchmark.spec.get("mode", benchmark.mode)
+    iteration = jmh_time_value(plan.iteration_time_s)
+    argv = [java, "-jar", str(jar), f"^\\Q{username}\\E$",
+            "-f", "1", "-wi", "0", "-i", str(plan.max_iterations), "-r", iteration, "-w", iteration,
+            "-bm", mode, "-tu", print_time_unit(mode), "-foe", "true"]
+    for name, value in benchmark.id.params:
+        if "," in value:
+            raise ForkFailed(str(benchmark.id), "crashed",
+                             f"parameter {name}={value!r} contains a comma, which JMH's -p cannot pass")
+        argv += ["-p", f"{name}={value}"]
+    argv += jvm_args_options(fork_jvm_args(benchmark, tuple(suite_jvm_args), tuple(plan.jvm_args)))
+    return argv
+
+
+# --------------------------------------------------------------------------------------------------
+# Running: one fork
+# --------------------------------------------------------------------------------------------------
+
+
+class JmhFork:
+    """One running JMH process; iterate to receive its iterations as JMH prints them.
+
+    Raises :class:`ForkFailed` with ``reason`` ``"timeout"`` (no result for ``plan.iteration_timeout_s``,
+    counted from the start for the first one, or the fork over ``plan.timeout_s``), ``"crashed"``
+    (JMH's ``<failure>``, a dead benchmark JVM, a non-zero exit), ``"garbage"`` (an unreadable
+    iteration line) or ``"no-results"`` (exit 0 without any iteration).  The process group is always
+    terminated before the error is raised, and when the iteration is abandoned.
+    """
+
+    def __init__(self, argv: list[str], cwd: Path, env: Mapping[str, str], benchmark: Benchmark, plan: ForkPlan):
+        self.argv = argv
+        self.benchmark = benchmark
+        self.plan = plan
+        self._label = str(benchmark.id)
+        self._parser = IterationStreamParser(self._label, benchmark.mode)
+        self._stopped = threading.Event()
+        self.started_monotonic = time.monotonic()
+        self._process = ManagedProcess(argv, cwd=cwd, env=env)
+        self.iterations = 0
+
+    @property
+    def pid(self) -> int:
+        """Process id (= process group id) of the JMH host JVM."""
+        return self._process.proc.pid
+
+    def __iter__(self) -> Iterator[IterationResult]:
+        try:
+            yield from self._stream()
+        finally:
+            self._process.terminate()
+
+    def stop(self) -> None:
+        """Terminate the whole process group (host and benchmark JVM). Idempotent, thread-safe."""
+        self._stopped.set()
+        self._process.terminate()
+
+    def output_tail(self) -> str:
+        return self._process.tail()
+
+    def _stream(self) -> Iterator[IterationResult]:
+        if self._stopped.is_set():
+            return
+        overall_deadline = self.started_monotonic + self.plan.timeout_s
+        last_result = self.started_monotonic
+        while True:
+            deadline = min(last_result + self.plan.iteration_timeout_s, overall_deadline)
+            try:
+                line = self._process.readline(deadline)
+            except LineTimeout:
+                if self._stopped.is_set():
+                    return
+                raise self._timeout(overall_deadline) from None
+            if line is None or self._stopped.is_set():
+                break
+            for result in self._feed(line):
+                last_result = time.monotonic()
+                self.iterations += 1
+                yield result
+            if self._parser.failure is not None:
+                raise self._crash()
+        if self._stopped.is_set():
+            return
+        for result in self._parser.finish():
+            self.iterations += 1
+            yield self._convert(result)
+        self._check_exit()
+
+    def _feed(self, line: str) -> list[IterationResult]:
+        try:
+            results = self._parser.feed(line)
+        except ForkFailed as exc:
+            self._process.terminate()
+            raise ForkFailed(self._label, exc.reason, exc.detail, self._process.tail()) from None
+        return [self._convert(r) for r in results]
+
+    def _convert(self, result: IterationResult) -> IterationResult:
+        """JMH printed in ``-tu`` units; keep ``raw_value`` in the benchmark's own unit."""
+        raw = from_ns_per_op(result.value_ns, self.benchmark.unit)
+        return IterationResult(value_ns=result.value_ns, raw_value=raw, ops=result.ops, secondary=result.secondary)
+
+    def _timeout(self, overall_deadline: float) -> ForkFailed:
+        self._process.terminate()
+        if time.monotonic() >= overall_deadline:
+            detail = f"the fork exceeded its time limit of {self.plan.timeout_s:g}s"
+        else:
+            which = "the first iteration" if self.iterations == 0 else f"iteration {self.iterations + 1}"
+            detail = f"no result for {which} within {self.plan.iteration_timeout_s:g}s (hung?)"
+        return ForkFailed(self._label, "timeout", detail, self._process.tail())
+
+    def _crash(self) -> ForkFailed:
+        drain_deadline = time.monotonic() + CRASH_DRAIN_S
+        try:  # let the stack trace reach the output tail and the parser (for the exception line)
+            while (line := self._process.readline(drain_deadline)) is not None:
+                self._parser.feed(line)
+        except LineTimeout:
+            pass
+        self._process.terminate()
+        cause = self._parser.failure_detail or self._parser.failure or "failure"
+        if self._parser.failure and self._parser.failure.startswith("forked VM failed"):
+            cause = self._parser.failure
+        detail = f"iteration {self._parser.iterations + 1} failed: {cause}"
+        return ForkFailed(self._label, "crashed", detail, self._process.tail())
+
+    def _check_exit(self) -> None:
+        status = self._process.wait(timeout=EXIT_WAIT_S)
+        if status is None:
+            self._process.terminate()
+            raise ForkFailed(self._label, "timeout", f"JMH did not exit within {EXIT_WAIT_S:g}s after its output ended",
+                             self._process.tail())
+        if status != 0:
+            raise ForkFailed(self._label, "crashed", f"JMH exited with status {status}{_last_error(self._process.tail())}",
+                             self._process.tail())
+        if self.iterations == 0:
+            raise ForkFailed(self._label, "no-results", "JMH exited without printing any iteration",
+                             self._process.tail())
+
+
+def _last_error(tail: str) -> str:
+    """The most telling line of a failed JMH run's output, as ``": line"``: an ``ERROR``/exception line,
+    else the last non-blank line (e.g. ``No matching benchmarks. Miss-spelled regexp?``)."""
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if line.startswith(("ERROR", "Error", "Caused by")) or re.match(r"^[\w.$]+(Exception|Error):", line):
+            return f": {line}"
+    return f": {lines[-1]}" if lines else ""

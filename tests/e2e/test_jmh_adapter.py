@@ -1,0 +1,286 @@
+"""End-to-end: the JMH adapter drives real JMH processes (the example suite and a deliberately broken project).
+
+Iterations are 100 ms so the whole file runs in well under a minute once Maven has its dependencies.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from benchwarden.adapters.base import ForkPlan, RunningFork, SuiteContext
+from benchwarden.adapters.jmh import JmhAdapter
+from benchwarden.errors import ArtifactMissing, ForkFailed, ToolchainMissing
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("java") is None, reason="JMH end-to-end tests need 'java' on PATH"),
+    pytest.mark.skipif(shutil.which("mvn") is None, reason="JMH end-to-end tests need 'mvn' on PATH to build the jars"),
+]
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = ("mvn", "-q", "-B", "package", "-DskipTests")
+ITERATION_S = 0.1
+
+
+def suite(root: Path, name: str, **kw) -> SuiteContext:
+    return SuiteContext(name=name, kind="jmh", root=root, build=BUILD, artifact="target/benchmarks.jar", **kw)
+
+
+def plan(max_iterations: int = 3, **kw) -> ForkPlan:
+    settings = dict(fork_index=1, iteration_time_s=ITERATION_S, max_iterations=max_iterations, timeout_s=60.0,
+                    iteration_timeout_s=30.0)
+    settings.update(kw)
+    return ForkPlan(**settings)
+
+
+@pytest.fixture(scope="module")
+def adapter() -> JmhAdapter:
+    return JmhAdapter()
+
+
+@pytest.fixture(scope="module")
+def example(adapter):
+    ctx = suite(REPO / "examples" / "jmh", "wordstat")
+    prepared = adapter.prepare(ctx)
+    return ctx, prepared, {b.id.key: b for b in adapter.list_benchmarks(ctx)}
+
+
+@pytest.fixture(scope="module")
+def broken(adapter):
+    ctx = suite(REPO / "tests" / "data" / "jmh" / "broken-project", "broken")
+    adapter.prepare(ctx)
+    return ctx, {b.id.key: b for b in adapter.list_benchmarks(ctx)}
+
+
+def group_pids(pgid: int) -> set[int]:
+    """Live processes (not zombies) whose process group is ``pgid``, read from /proc."""
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()  # state ppid pgrp ...
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            pids.add(int(entry.name))
+    return pids
+
+
+def assert_group_gone(pgid: int) -> None:
+    deadline = time.monotonic() + 5
+    while group_pids(pgid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert group_pids(pgid) == set(), "processes of the fork's group survived"
+
+
+def run_until_failure(fork) -> tuple[list, ForkFailed]:
+    results = []
+    with pytest.raises(ForkFailed) as info:
+        for result in fork:
+            results.append(result)
+    return results, info.value
+
+
+# ---------------------------------------------------------------- prepare and list
+
+
+def test_prepare_reports_java_and_jmh_versions(example):
+    _, prepared, _ = example
+    assert prepared.toolchain["jmh"] == "1.37"
+    assert prepared.toolchain["java"].split(".")[0].isdigit()
+
+
+def test_listing_has_every_benchmark_and_param_combination(example):
+    _, _, benchmarks = example
+    assert sorted(benchmarks) == sorted([
+        "wordstat.bench.CountWordsBench.countHash", "wordstat.bench.CountWordsBench.countSorted",
+        "wordstat.bench.NoisyBench.noisy", "wordstat.bench.TopKBench.topK",
+        "wordstat.bench.TokenizeBench.tokenize[size=100]", "wordstat.bench.TokenizeBench.tokenize[size=1000]"])
+    assert (benchmarks["wordstat.bench.TopKBench.topK"].mode, benchmarks["wordstat.bench.TopKBench.topK"].unit) == ("thrpt", "ops/ms")
+
+
+def test_missing_artifact_and_missing_java_are_clear_errors(adapter, example, tmp_path):
+    ctx, _, _ = example
+    with pytest.raises(ArtifactMissing, match="target/nothing.jar"):
+        adapter.list_benchmarks(replace(ctx, artifact="target/nothing.jar"))
+    with pytest.raises(ToolchainMissing, match="suite 'wordstat'.*no-such-java"):
+        adapter.prepare(replace(ctx, build=None, options={"java": str(tmp_path / "no-such-java")}))
+
+
+# ---------------------------------------------------------------- forks that work
+
+
+def test_a_fork_streams_iterations_while_jmh_is_still_running(adapter, example):
+    ctx, _, benchmarks = example
+    fork = adapter.start_fork(ctx, benchmarks["wordstat.bench.TokenizeBench.tokenize[size=100]"], plan(4))
+    assert isinstance(fork, RunningFork)
+    alive_at_result = []
+    results = []
+    for result in fork:
+        alive_at_result.append(fork._process.returncode is None)
+        results.append(result)
+    assert len(results) == 4
+    assert alive_at_result[0] and alive_at_result[1]  # results arrive before the process ends
+    assert all(r.value_ns > 0 and r.raw_value == pytest.approx(r.value_ns) for r in results)  # ns/op
+    assert_group_gone(fork.pid)
+
+
+def test_fork_annotation_jvm_args_survive_suite_and_plan_jvm_args(adapter, example):
+    ctx, _, benchmarks = example
+    ctx = replace(ctx, jvm_args=("-Xmx256m",))
+    topk = benchmarks["wordstat.bench.TopKBench.topK"]
+    fork = adapter.start_fork(ctx, topk, plan(2, jvm_args=("-Dwordstat.slow=true",)))
+    assert fork.argv[-3:] == ["-jvmArgsAppend=-Dwordstat.k=10", "-jvmArgsAppend=-Xmx256m",
+                              "-jvmArgsAppend=-Dwordstat.slow=true"]
+    results = list(fork)  # TopKBench's setup throws if @Fork(jvmArgsAppend) was dropped
+    assert len(results) == 2
+    for r in results:  # thrpt in ops/ms, normalised to ns/op
+        assert r.value_ns == pytest.approx(1e6 / r.raw_value)
+
+
+def test_sample_mode_streams_iteration_means_with_percentiles(adapter, example):
+    ctx, _, benchmarks = example
+    bench = benchmarks["wordstat.bench.CountWordsBench.countHash"]
+    bench = replace(bench, mode="sample", spec={**bench.spec, "mode": "sample"})
+    results = list(adapter.start_fork(ctx, bench, plan(2)))
+    assert len(results) == 2
+    for r in results:
+        assert r.secondary["p0.00 [ns/op]"] <= r.secondary["p0.50 [ns/op]"] <= r.secondary["p1.00 [ns/op]"]
+        assert r.raw_value == pytest.approx(r.value_ns / 1e3)  # us/op, the benchmark's own unit
+
+
+def benchmark_jvm_proc(fork) -> Path:
+    """/proc entry of the benchmark JVM that the JMH host forked (the group member that is not the host)."""
+    children = group_pids(fork.pid) - {fork.pid}
+    assert len(children) == 1, f"expected one forked benchmark JVM, found {children}"
+    return Path("/proc") / str(children.pop())
+
+
+def test_environment_and_jvm_args_reach_the_benchmark_jvm(adapter, example):
+    ctx, _, benchmarks = example
+    ctx = replace(ctx, jvm_args=("-Xmx256m",), env={"FROM_SUITE": "s"})
+    fork = adapter.start_fork(ctx, benchmarks["wordstat.bench.TopKBench.topK"],
+                              plan(2, env={"WORDSTAT_SLOW": "1"}, jvm_args=("-Dwordstat.slow=true",)))
+    for _ in fork:
+        proc = benchmark_jvm_proc(fork)
+        environ = proc.joinpath("environ").read_bytes().split(b"\0")
+        cmdline = proc.joinpath("cmdline").read_bytes().split(b"\0")
+        fork.stop()
+        break
+    assert b"WORDSTAT_SLOW=1" in environ and b"FROM_SUITE=s" in environ
+    ours = [b"-Dwordstat.k=10", b"-Xmx256m", b"-Dwordstat.slow=true"]  # @Fork(jvmArgsAppend), suite, plan
+    assert [a for a in cmdline if a in ours] == ours
+
+
+# ---------------------------------------------------------------- stopping
+
+
+def test_stop_at_an_iteration_boundary_kills_host_and_benchmark_jvm(adapter, example):
+    ctx, _, benchmarks = example
+    fork = adapter.start_fork(ctx, benchmarks["wordstat.bench.NoisyBench.noisy"], plan(50))
+    results = []
+    members = set()
+    for result in fork:
+        results.append(result)
+        members |= group_pids(fork.pid)
+        if len(results) == 2:
+            fork.stop()
+            break
+    assert len(members) >= 2  # the JMH host JVM and the benchmark JVM it forked
+    assert_group_gone(fork.pid)
+    fork.stop()  # idempotent
+    assert list(fork) == []
+
+
+# ---------------------------------------------------------------- forks that fail
+
+
+def test_a_crashing_benchmark_fails_with_its_exception(adapter, broken):
+    ctx, benchmarks = broken
+    fork = adapter.start_fork(ctx, benchmarks["broken.BrokenBench.crash"], plan(5))
+    results, error = run_until_failure(fork)
+    assert len(results) == 2
+    assert error.reason == "crashed"
+    assert "iteration 3 failed: java.lang.IllegalStateException: deliberate crash in iteration 3" in error.detail
+    assert "BrokenBench.crash" in error.output
+    assert_group_gone(fork.pid)
+
+
+def test_a_benchmark_jvm_that_dies_is_a_crash(adapter, broken):
+    ctx, benchmarks = broken
+    fork = adapter.start_fork(ctx, benchmarks["broken.BrokenBench.exitVm"], plan(5))
+    results, error = run_until_failure(fork)
+    assert len(results) == 2
+    assert error.reason == "crashed" and "forked VM failed with exit code 3" in error.detail
+    assert_group_gone(fork.pid)
+
+
+def test_garbage_output_fails_the_fork_and_keeps_earlier_iterations(adapter, broken):
+    ctx, benchmarks = broken
+    fork = adapter.start_fork(ctx, benchmarks["broken.BrokenBench.garbage"], plan(5))
+    results, error = run_until_failure(fork)
+    assert len(results) == 2
+    assert error.reason == "garbage" and "garbage!" in error.detail
+    assert str(error).startswith("broken:broken.BrokenBench.garbage: fork garbage")
+    assert_group_gone(fork.pid)
+
+
+def test_a_hanging_benchmark_times_out_and_its_group_is_killed(adapter, broken):
+    ctx, benchmarks = broken
+    fork = adapter.start_fork(ctx, benchmarks["broken.BrokenBench.hang"], plan(5, iteration_timeout_s=2.0))
+    started = time.monotonic()
+    results, error = run_until_failure(fork)
+    assert len(results) == 2
+    assert error.reason == "timeout" and "iteration 3" in error.detail
+    assert time.monotonic() - started < 20
+    assert_group_gone(fork.pid)
+
+
+def test_the_overall_fork_time_limit_is_enforced(adapter, broken):
+    ctx, benchmarks = broken
+    fork = adapter.start_fork(ctx, benchmarks["broken.BrokenBench.fine@avgt"], plan(200, timeout_s=2.0))
+    results, error = run_until_failure(fork)
+    assert error.reason == "timeout" and "time limit of 2s" in error.detail
+    assert 0 < len(results) < 200
+    assert_group_gone(fork.pid)
+
+
+def test_a_multi_mode_benchmark_runs_in_the_listed_mode(adapter, broken):
+    ctx, benchmarks = broken
+    thrpt = benchmarks["broken.BrokenBench.fine@thrpt"]
+    results = list(adapter.start_fork(ctx, thrpt, plan(2)))
+    assert len(results) == 2 and thrpt.unit == "ops/ns"
+    assert all(r.raw_value == pytest.approx(1 / r.value_ns) for r in results)
+
+
+def test_exit_without_iterations_and_a_failing_launcher(adapter, broken):
+    ctx, benchmarks = broken
+    fine = benchmarks["broken.BrokenBench.fine@avgt"]
+    no_output = replace(ctx, options={"java": shutil.which("true")})
+    _, error = run_until_failure(adapter.start_fork(no_output, fine, plan(2)))
+    assert error.reason == "no-results"
+    failing = replace(ctx, options={"java": shutil.which("false")})
+    _, error = run_until_failure(adapter.start_fork(failing, fine, plan(2)))
+    assert error.reason == "crashed" and "exited with status 1" in error.detail
+
+
+def test_no_java_processes_of_ours_are_left(example, broken):
+    leftovers = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmd = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if any(b"broken-project/target/benchmarks.jar" in c or b"examples/jmh/target/benchmarks.jar" in c for c in cmd):
+                if os.getpid() != int(entry.name):
+                    leftovers.append(entry.name)
+    assert leftovers == []
