@@ -37,7 +37,7 @@ ADAPTER_OPTIONS: dict[str, frozenset[str]] = {
     "jmh": frozenset({"java"}),
     "go": frozenset({"packages", "list_timeout"}),
     "python": frozenset({"benchmarks", "python", "pythonpath"}),
-    "command": frozenset({"commands"}),
+    "command": frozenset({"commands", "command", "shell"}),
 }
 
 #: stop policies known to the runner (checked here so a typo fails before anything runs)

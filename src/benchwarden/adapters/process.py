@@ -123,6 +123,10 @@ class ManagedProcess:
             self.proc.wait(timeout=grace_s)
         except subprocess.TimeoutExpired:  # pragma: no cover - kernel did not reap in time
             pass
+        # Let the reader threads reach end of file before the pipes are closed under them
+        # (closing first races a blocked readline: "I/O operation on closed file" in the thread).
+        for reader in self._readers:
+            reader.join(timeout=grace_s)
         for stream in (self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 try:

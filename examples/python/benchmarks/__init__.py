@@ -1,0 +1,1 @@
+"""asv-format benchmarks of the wordstat example (run them with `benchwarden run` or `asv run`)."""

@@ -1,0 +1,427 @@
+"""benchwarden's asv-format benchmark worker: a standalone, stdlib-only script.
+
+The asv adapter runs this file by path under the *user's* interpreter
+(``python3 /path/to/asv_worker.py ...``), which may not have benchwarden
+installed, so it imports nothing but the standard library and stays valid
+Python 3.7+ syntax.  It measures; every statistic lives in benchwarden.
+
+Commands
+--------
+``list --benchmark-dir DIR``
+    Import every module under DIR (an asv benchmark package, recursively) and
+    print one ``{"v":1,"benchmarks":[...]}`` line describing the ``time_*``
+    benchmarks, their parameters (values as asv shows them: ``repr`` with
+    memory addresses removed) and attributes.
+``run --benchmark-dir DIR --module M --qualname Q --params JSON
+--iteration-time-s T --max-iterations N``
+    Run one benchmark x parameter combination: ``setup_cache`` once,
+    ``setup``, calibrate a batch size so one batch takes about T seconds
+    (or use the benchmark's ``number``), then up to N iterations, each one
+    batch timed with ``time.perf_counter_ns``; ``teardown`` + ``setup`` run
+    again between iterations, untimed, as asv re-runs setup before each
+    sample.  One line per iteration, flushed as it finishes.
+
+Protocol (version 1), one JSON object per line, each with ``"v": 1``::
+
+    {"v":1,"benchmarks":[...]}                         list result
+    {"v":1,"iteration":1,"ns_per_op":812.5,"ops":24000,"elapsed_ns":19500000}
+    {"v":1,"skip":"setup raised NotImplementedError: ..."}   then exit 0
+    {"v":1,"error":"ValueError: ...","traceback":"..."}      then exit 1
+
+Protocol lines go to the process's *original* stdout.  Before any user code
+is imported the worker moves that descriptor aside and points descriptor 1
+(and ``sys.stdout``) at stderr, so whatever a benchmark prints, from Python
+or from C, ends up on stderr and can never be mistaken for a result.
+
+Exit status: 0 done (or skipped), 1 the benchmark or its setup failed, 2 bad
+arguments or the benchmark could not be found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import inspect
+import itertools
+import json
+import os
+import pkgutil
+import re
+import sys
+import time
+import traceback
+
+PROTOCOL_VERSION = 1
+
+#: asv's timing-benchmark names, in snake_case or CamelCase (``time_x`` / ``TimeX``).
+TIME_NAME = re.compile(r"^(?:time_.+|Time[A-Z_].*)$")
+#: other asv benchmark kinds: recognised so they can be reported, but not run.
+UNSUPPORTED_NAME = re.compile(r"^(?:(?:mem|peakmem|track|timeraw)_.+|(?:Mem|Peakmem|Track|Timeraw)[A-Z_].*)$")
+
+_WORKER_FILE = os.path.abspath(__file__)
+_ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
+
+#: calibration: grow the batch until one batch takes this fraction of the iteration time, then scale it up.
+_CALIBRATION_FRACTION = 0.1
+_MAX_BATCH = 10 ** 12
+
+
+class WorkerError(Exception):
+    """A problem to report as an ``error`` line (exit status ``status``)."""
+
+    def __init__(self, message, tb="", status=1):
+        super().__init__(message)
+        self.message = message
+        self.tb = tb
+        self.status = status
+
+
+class Skipped(Exception):
+    """``setup`` raised NotImplementedError: asv's way of skipping a parameter combination."""
+
+
+# --------------------------------------------------------------------------- protocol channel
+
+class Channel:
+    """The protocol stream: a private duplicate of the original stdout; fd 1 is re-pointed at stderr."""
+
+    def __init__(self):
+        sys.stdout.flush()
+        fd = os.dup(1)  # non-inheritable: user subprocesses do not get it
+        os.dup2(2, 1)
+        self._out = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+
+    def send(self, **fields):
+        payload = {"v": PROTOCOL_VERSION}
+        payload.update(fields)
+        self._out.write(json.dumps(payload, separators=(",", ":"), allow_nan=False) + "\n")
+        self._out.flush()
+
+
+# --------------------------------------------------------------------------- discovery
+
+def param_repr(value):
+    """How asv shows a parameter value: ``repr`` without `` at 0x...`` addresses (stable across processes)."""
+    return _ADDRESS.sub("", repr(value))
+
+
+def first_attr(sources, name, default):
+    """asv's attribute lookup: the first of function, class/instance, module that has ``name``.
+
+    Submodules are skipped: a package's ``params`` may be its submodule ``params.py``, not a parameter list.
+    """
+    for source in sources:
+        if source is not None and hasattr(source, name):
+            value = getattr(source, name)
+            if not inspect.ismodule(value):
+                return value
+    return default
+
+
+def all_attrs(sources, name):
+    """Every distinct ``name`` attribute of the sources, in source order (function, class, module)."""
+    found = []
+    for source in sources:
+        if source is None:
+            continue
+        value = getattr(source, name, None)
+        if value is not None and not any(value == seen for seen in found):
+            found.append(value)
+    return found
+
+
+def normalise_params(label, params, param_names):
+    """asv's parameter rules: a flat list means one parameter; names default to ``param1``, ``param2``...
+
+    Returns ``(names, values)``, ``values`` a list of lists.  Raises WorkerError on inconsistent input.
+    """
+    if params is None:
+        params = []
+    if not isinstance(params, (list, tuple)):
+        raise WorkerError("{}: params must be a list (or a list of lists), got {}".format(
+            label, type(params).__name__), status=2)
+    params = list(params)
+    if params and not isinstance(params[0], (list, tuple)):
+        params = [params]
+    values = []
+    for i, group in enumerate(params):
+        if not isinstance(group, (list, tuple)):
+            raise WorkerError("{}: params[{}] must be a list of values, got {!r}".format(label, i, group), status=2)
+        values.append(list(group))
+    names = [str(n) for n in (param_names or [])]
+    if not names:
+        names = ["param{}".format(i + 1) for i in range(len(values))]
+    if len(names) != len(values):
+        raise WorkerError("{}: param_names has {} names but params has {} value lists".format(
+            label, len(names), len(values)), status=2)
+    for name, group in zip(names, values):
+        reprs = [param_repr(v) for v in group]
+        if len(set(reprs)) != len(reprs):
+            raise WorkerError("{}: values of parameter '{}' are not unique by repr: {}".format(
+                label, name, reprs), status=2)
+    return names, values
+
+
+def import_root(benchmark_dir):
+    """Import the benchmark directory as a package, as asv does; returns the root module."""
+    path = os.path.abspath(benchmark_dir)
+    if not os.path.isdir(path):
+        raise WorkerError("benchmark directory {} does not exist".format(path), status=2)
+    parent, package = os.path.split(path)
+    sys.path.insert(0, parent)
+    return import_module(package)
+
+
+def import_module(name):
+    try:
+        return importlib.import_module(name)
+    except Exception as exc:  # noqa: BLE001 - any failure of user code is reported, with its traceback
+        raise WorkerError("cannot import benchmark module '{}': {}: {}".format(name, type(exc).__name__, exc),
+                          user_traceback(exc)) from None
+
+
+def user_traceback(exc):
+    """The traceback of ``exc`` without the worker's own frames on top (they say nothing to the user)."""
+    tb = exc.__traceback__
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) == _WORKER_FILE:
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(type(exc), exc, tb if tb is not None else exc.__traceback__))
+
+
+def iter_modules(root):
+    """The root package and every module below it (recursively), in name order."""
+    yield root
+    for sub in sorted(pkgutil.iter_modules(getattr(root, "__path__", []), root.__name__ + "."),
+                      key=lambda info: info.name):
+        module = import_module(sub.name)
+        if sub.ispkg:
+            for inner in iter_modules(module):
+                yield inner
+        else:
+            yield module
+
+
+def candidates(module):
+    """``(qualname, function, cls)`` for every benchmark-named callable defined in ``module``.
+
+    Only functions and classes *defined* in the module count (not ones imported into it), so a
+    base class shared through imports is not listed twice; classes named ``_x`` and abstract classes
+    are skipped.
+    """
+    for attr_name, obj in list(vars(module).items()):
+        if attr_name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
+            continue
+        if inspect.isclass(obj):
+            if inspect.isabstract(obj):
+                continue
+            for meth_name, meth in inspect.getmembers(obj, callable):
+                if TIME_NAME.match(meth_name) or UNSUPPORTED_NAME.match(meth_name):
+                    yield "{}.{}".format(obj.__name__, meth_name), meth, obj
+        elif inspect.isfunction(obj) and (TIME_NAME.match(attr_name) or UNSUPPORTED_NAME.match(attr_name)):
+            yield attr_name, obj, None
+
+
+def describe(root, module, qualname, func, cls):
+    """The listing entry of one benchmark (all parameter values as repr strings)."""
+    relative = module.__name__[len(root.__name__) + 1:]
+    default_name = "{}.{}".format(relative, qualname) if relative else qualname
+    sources = [func, cls, module]
+    name = str(first_attr(sources, "benchmark_name", None) or default_name)
+    names, values = normalise_params(name, first_attr(sources, "params", []), first_attr(sources, "param_names", []))
+    pretty = first_attr(sources, "pretty_name", None)
+    number = first_attr(sources, "number", 0)
+    timeout = first_attr(sources, "timeout", None)
+    return {
+        "name": name,
+        "module": module.__name__,
+        "qualname": qualname,
+        "param_names": names,
+        "param_values": [[param_repr(v) for v in group] for group in values],
+        "pretty_name": None if pretty is None else str(pretty),
+        "number": int(number) if number else None,
+        "timeout_s": float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None,
+    }
+
+
+def list_benchmarks(benchmark_dir):
+    """``(benchmarks, unsupported)``: listing entries sorted by name, and names of unsupported kinds."""
+    root = import_root(benchmark_dir)
+    found, unsupported = [], []
+    for module in iter_modules(root):
+        for qualname, func, cls in candidates(module):
+            short = qualname.rsplit(".", 1)[-1]
+            if TIME_NAME.match(short):
+                found.append(describe(root, module, qualname, func, cls))
+            else:
+                relative = module.__name__[len(root.__name__) + 1:]
+                unsupported.append("{}.{}".format(relative, qualname) if relative else qualname)
+    found.sort(key=lambda entry: entry["name"])
+    return found, sorted(unsupported)
+
+
+# --------------------------------------------------------------------------- running one benchmark
+
+class Target:
+    """One benchmark x parameter combination, resolved and ready to call."""
+
+    def __init__(self, benchmark_dir, module_name, qualname, params_json):
+        import_root(benchmark_dir)
+        module = import_module(module_name)
+        parts = qualname.split(".")
+        if len(parts) not in (1, 2):
+            raise WorkerError("bad qualname {!r}: expected 'function' or 'Class.method'".format(qualname), status=2)
+        owner = getattr(module, parts[0], None)
+        if owner is None:
+            raise WorkerError("{} has no attribute {!r} (did the suite change since listing?)".format(
+                module_name, parts[0]), status=2)
+        self.instance = owner() if len(parts) == 2 else None
+        self.func = getattr(self.instance, parts[1], None) if self.instance is not None else owner
+        if not callable(self.func):
+            raise WorkerError("{}.{} is not a callable benchmark".format(module_name, qualname), status=2)
+        self.sources = [self.func, self.instance, module]
+        self.label = "{}.{}".format(module_name, qualname)
+        self.params = self._resolve_params(json.loads(params_json))
+        self.number = int(first_attr(self.sources, "number", 0) or 0)
+        self._setups = all_attrs(self.sources, "setup")[::-1]  # module, class, function: outermost first
+        self._teardowns = all_attrs(self.sources, "teardown")
+        self._setup_cache = first_attr(self.sources, "setup_cache", None)
+        self.args = ()
+
+    def _resolve_params(self, wanted_reprs):
+        names, values = normalise_params(self.label, first_attr(self.sources, "params", []),
+                                         first_attr(self.sources, "param_names", []))
+        if len(wanted_reprs) != len(values):
+            raise WorkerError("{}: expected {} parameter values, got {}".format(
+                self.label, len(values), len(wanted_reprs)), status=2)
+        chosen = []
+        for name, group, wanted in zip(names, values, wanted_reprs):
+            matches = [v for v in group if param_repr(v) == wanted]
+            if not matches:
+                raise WorkerError("{}: parameter '{}' has no value {} (values: {})".format(
+                    self.label, name, wanted, ", ".join(param_repr(v) for v in group)), status=2)
+            chosen.append(matches[0])
+        return tuple(chosen)
+
+    def start(self):
+        """Run ``setup_cache`` (its result becomes the first argument of everything) and the setups."""
+        cache = ()
+        if self._setup_cache is not None:
+            cache = (self._setup_cache(),)
+        self.args = cache + self.params
+        self.setup()
+
+    def setup(self):
+        for setup in self._setups:
+            try:
+                setup(*self.args)
+            except NotImplementedError as exc:
+                raise Skipped(str(exc) or "setup raised NotImplementedError") from None
+
+    def teardown(self):
+        for teardown in self._teardowns:
+            teardown(*self.args)
+
+    def time_batch_ns(self, batch):
+        """Wall-clock ns of ``batch`` consecutive calls; the GC is off while timing, as in asv/timeit."""
+        func, args, loop = self.func, self.args, itertools.repeat(None, batch)
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            if args:
+                start = time.perf_counter_ns()
+                for _ in loop:
+                    func(*args)
+                end = time.perf_counter_ns()
+            else:
+                start = time.perf_counter_ns()
+                for _ in loop:
+                    func()
+                end = time.perf_counter_ns()
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+        return max(1, end - start)
+
+
+def calibrate_batch(time_batch_ns, target_ns):
+    """Calls per batch so that one batch takes about ``target_ns``.
+
+    Grows the batch (x2 to x10 per step) until a batch takes at least 10% of the target, then scales
+    linearly: ``round(batch * target / elapsed)``.  The calibration batches double as warmup; their
+    total cost is bounded by about 25% of the target plus the last batch.  At least 1 call.
+    """
+    batch = 1
+    while True:
+        elapsed = time_batch_ns(batch)
+        if elapsed >= target_ns * _CALIBRATION_FRACTION or batch >= _MAX_BATCH:
+            break
+        grow = target_ns * _CALIBRATION_FRACTION / elapsed
+        batch = min(_MAX_BATCH, batch * int(min(10, max(2, grow))))
+    return max(1, min(_MAX_BATCH, int(round(batch * target_ns / elapsed))))
+
+
+def run_benchmark(channel, target, iteration_time_s, max_iterations):
+    target.start()
+    batch = target.number or calibrate_batch(target.time_batch_ns, iteration_time_s * 1e9)
+    for k in range(1, max_iterations + 1):
+        target.teardown()
+        target.setup()
+        elapsed = target.time_batch_ns(batch)
+        channel.send(iteration=k, ns_per_op=elapsed / batch, ops=batch, elapsed_ns=elapsed)
+    target.teardown()
+
+
+# --------------------------------------------------------------------------- entry point
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="asv_worker", description="benchwarden's asv-format benchmark worker")
+    sub = parser.add_subparsers(dest="command", required=True)
+    lister = sub.add_parser("list", help="list the benchmarks of an asv benchmark directory")
+    lister.add_argument("--benchmark-dir", required=True)
+    runner = sub.add_parser("run", help="run one benchmark x parameter combination")
+    runner.add_argument("--benchmark-dir", required=True)
+    runner.add_argument("--module", required=True)
+    runner.add_argument("--qualname", required=True)
+    runner.add_argument("--params", default="[]", help="JSON list of parameter value reprs")
+    runner.add_argument("--iteration-time-s", type=float, required=True)
+    runner.add_argument("--max-iterations", type=int, required=True)
+    return parser.parse_args(argv)
+
+
+def _drop_own_directory_from_path():
+    """``python3 /x/asv_worker.py`` puts /x first on sys.path; it must not shadow the user's modules."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if sys.path and os.path.abspath(sys.path[0] or ".") == here:
+        del sys.path[0]
+
+
+def main(argv=None):
+    _drop_own_directory_from_path()
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    channel = Channel()
+    try:
+        if args.command == "list":
+            benchmarks, unsupported = list_benchmarks(args.benchmark_dir)
+            channel.send(benchmarks=benchmarks, unsupported=unsupported)
+        else:
+            if args.iteration_time_s <= 0 or args.max_iterations < 1:
+                raise WorkerError("--iteration-time-s must be > 0 and --max-iterations >= 1", status=2)
+            target = Target(args.benchmark_dir, args.module, args.qualname, args.params)
+            run_benchmark(channel, target, args.iteration_time_s, args.max_iterations)
+    except Skipped as exc:
+        channel.send(skip=str(exc))
+        return 0
+    except WorkerError as exc:
+        channel.send(error=exc.message, traceback=exc.tb)
+        return exc.status
+    except BaseException as exc:  # noqa: BLE001 - user code may raise anything, even SystemExit
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        channel.send(error="{}: {}".format(type(exc).__name__, exc), traceback=user_traceback(exc))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

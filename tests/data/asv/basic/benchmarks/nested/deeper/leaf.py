@@ -1,0 +1,3 @@
+class Leaf:
+    def time_leaf(self):
+        "leaf".upper()
