@@ -65,7 +65,9 @@ class ListingFailed(BenchwardenError):
 class ForkFailed(BenchwardenError):
     """One fork of one benchmark crashed, hung, or printed output we cannot parse.
 
-    ``reason``: one of ``"crashed"``, ``"timeout"``, ``"garbage"``, ``"no-results"``.
+    ``reason``: one of ``"crashed"``, ``"timeout"``, ``"garbage"``, ``"no-results"``, or ``"skipped"`` when
+    the benchmark itself declines this combination (asv: ``setup`` raising NotImplementedError) — the
+    runner then marks the benchmark SKIPPED, which is not a failure.
     ``output``: the last lines of the process output, for the user.
     Iterations already streamed before the failure stay valid and are kept.
     """

@@ -21,6 +21,7 @@ class FakeBenchmarkSpec:
     crash_at: tuple[int, int] | None = None  # (fork_index, iteration) -> ForkFailed
     interrupt_at: tuple[int, int] | None = None  # (fork_index, iteration) -> KeyboardInterrupt
     params: tuple[tuple[str, str], ...] = ()
+    skip: bool = False  # the harness declines this combination (asv NotImplementedError in setup)
 
 
 @dataclass
@@ -31,6 +32,8 @@ class FakeFork:
     produced: int = 0
 
     def __iter__(self) -> Iterator[IterationResult]:
+        if self.spec.skip:
+            raise ForkFailed(self.spec.name, "skipped", "setup raised NotImplementedError")
         for i in range(1, self.plan.max_iterations + 1):
             if self.stopped:
                 return

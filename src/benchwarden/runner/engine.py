@@ -42,6 +42,13 @@ from benchwarden.runner.policy import Bounds, StopPolicy, make_policy
 from benchwarden.runner.progress import ProgressListener
 
 
+class _BenchmarkSkipped(Exception):
+    """Raised out of run_fork when the harness says the benchmark declines this combination."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+
+
 class RunInterrupted(BenchwardenError):
     """The user interrupted the run; completed forks are stored and the run can be resumed."""
 
@@ -85,7 +92,7 @@ class RunOutcome:
 
     @property
     def failed(self) -> bool:
-        return bool(self.failed_suites) or any(r.status is not BenchmarkStatus.OK for r in self.results)
+        return bool(self.failed_suites) or any(r.status is BenchmarkStatus.FAILED for r in self.results)
 
 
 def compile_filters(*patterns: str | None) -> Callable[[str], bool]:
@@ -165,6 +172,8 @@ def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, polic
             message = (f"the harness ended after {len(warmup) + len(measurement)} iterations, "
                        f"before {bounds.iterations} measurement iterations were taken")
     except ForkFailed as exc:
+        if exc.reason == "skipped":
+            raise _BenchmarkSkipped(exc.detail) from None
         status = ForkStatus.FAILED
         message = str(exc) + (f"\n--- last output ---\n{exc.output}" if exc.output else "")
     except BenchwardenError as exc:
@@ -236,7 +245,7 @@ class Runner:
         try:
             for index, planned in enumerate(plan.benchmarks, start=1):
                 prior = previous.get(str(planned.benchmark.id))
-                if prior is not None and prior.status is BenchmarkStatus.FAILED:
+                if prior is not None and prior.status in (BenchmarkStatus.FAILED, BenchmarkStatus.SKIPPED):
                     results.append(prior)
                     skipped += 1
                     continue
@@ -250,7 +259,7 @@ class Runner:
             self.store.finish_run(run_id, RunStatus.INTERRUPTED)
             raise RunInterrupted(run_id) from None
         status = RunStatus.COMPLETE
-        if plan.failed_suites or any(r.status is not BenchmarkStatus.OK for r in results):
+        if plan.failed_suites or any(r.status is BenchmarkStatus.FAILED for r in results):
             status = RunStatus.FAILED
         self.store.finish_run(run_id, status)
         return RunOutcome(run_id=run_id, status=status, results=results, failed_suites=dict(plan.failed_suites),
@@ -272,6 +281,11 @@ class Runner:
             self.listener.fork_started(bench, fork_index, bounds.forks_max)
             try:
                 fork = run_fork(planned.adapter, planned, fork_index, policy, self.listener, self.wall)
+            except _BenchmarkSkipped as exc:
+                status, message = BenchmarkStatus.SKIPPED, f"skipped: {exc}"
+                self.store.finish_benchmark(run_id, bench.id, status, message, decisions)
+                return BenchmarkResult(benchmark=bench, forks=tuple(forks), status=status, message=message,
+                                       fork_decisions=tuple(decisions))
             except KeyboardInterrupt as exc:
                 partial = getattr(exc, "partial_fork", None)
                 if partial is not None and (partial.warmup or partial.measurement):

@@ -100,6 +100,17 @@ def test_crashing_fork_keeps_its_iterations_and_the_run_goes_on(tmp_path, store)
     assert stored.status is BenchmarkStatus.FAILED and len(stored.forks[1].measurement) == 1
 
 
+def test_skipped_combination_is_not_a_failure(tmp_path, store):
+    adapter = FakeAdapter([FakeBenchmarkSpec("a", skip=True), FakeBenchmarkSpec("b")])
+    plan = plan_run([_suite(tmp_path)], adapter_factory=lambda kind: adapter)
+    outcome = Runner(store).run(plan, _meta())
+    a, b = outcome.results
+    assert a.status is BenchmarkStatus.SKIPPED and "NotImplementedError" in a.message and a.forks == ()
+    assert b.status is BenchmarkStatus.OK
+    assert outcome.status is RunStatus.COMPLETE and not outcome.failed
+    assert store.load_run(outcome.run_id).results[0].status is BenchmarkStatus.SKIPPED
+
+
 def test_suite_that_cannot_prepare_is_reported_and_others_run(tmp_path, store):
     broken = FakeAdapter([FakeBenchmarkSpec("x")], fail_prepare=ToolchainMissing("java", "broken"))
     fine = FakeAdapter([FakeBenchmarkSpec("y")])
