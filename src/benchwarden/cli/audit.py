@@ -1,0 +1,106 @@
+"""``benchwarden audit``: audit a project's JMH configuration (extraction, cost, findings; --history; --apply)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from benchwarden.audit.apply import apply_suite, available_stop_policy
+from benchwarden.audit.findings import DEFAULT_GRID_THRESHOLD
+from benchwarden.audit.history import analyse_history
+from benchwarden.audit.project import AuditReport, audit_project, with_history
+from benchwarden.audit.render import build_tables, report_to_json, report_to_markdown, to_rich
+from benchwarden.cli.common import Invocation, common_options
+from benchwarden.errors import StoreError
+
+CONFIG_NAME = "benchwarden.toml"
+
+
+def _observed_from_store(url: str) -> dict:
+    """Observed dynamic-mode times from the most recent stored runs (oldest first, so newer ones win)."""
+    from benchwarden.audit.cost import observed_seconds
+    try:
+        from benchwarden.store import open_store
+    except ImportError as exc:
+        raise StoreError(f"--store {url}: the result store is not available in this build ({exc})") from None
+    store = open_store(url)
+    try:
+        summaries = store.list_runs(limit=20)
+        runs = [store.load_run(s.id) for s in sorted(summaries, key=lambda s: s.created_at)]
+    finally:
+        store.close()
+    return observed_seconds(runs)
+
+
+def _apply_target(explicit: str, inv: Invocation) -> Path:
+    if explicit:
+        return Path(explicit)
+    if inv.config_path is not None:
+        return inv.config_path
+    here = Path.cwd()
+    for directory in (here, *here.parents):
+        if (directory / CONFIG_NAME).is_file():
+            return directory / CONFIG_NAME
+    return here / CONFIG_NAME
+
+
+def _print(report: AuditReport, inv: Invocation, markdown: bool) -> None:
+    if inv.json:
+        return
+    if markdown:
+        inv.stdout.write(report_to_markdown(report))
+        return
+    for table in build_tables(report):
+        inv.console.print(to_rich(table))
+        inv.console.print()
+
+
+@click.command("audit")
+@click.argument("path", default=".", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--markdown", is_flag=True, help="Print the report as Markdown instead of terminal tables.")
+@click.option("--history", is_flag=True,
+              help="Also sample the git history monthly and report configuration changes and benchmarks "
+                   "left unchanged since JMH changed its defaults (1.21).")
+@click.option("--apply", "apply_to", is_flag=False, flag_value="", default=None, metavar="[FILE]",
+              help="Append a [suites.NAME] table with dynamic bounds derived from the project's settings to FILE "
+                   "(default: --config, else the nearest benchwarden.toml, else ./benchwarden.toml). "
+                   "An existing table of that name is never replaced.")
+@click.option("--name", "suite_name", metavar="NAME", help="Suite name for --apply (default: <directory>-jmh).")
+@click.option("--jmh-version", metavar="VERSION", help="JMH version to assume instead of reading build files.")
+@click.option("--grid-threshold", type=click.IntRange(min=1), default=DEFAULT_GRID_THRESHOLD, show_default=True,
+              help="Report parameter grids with more combinations than this.")
+@common_options
+def audit_command(path: Path, markdown: bool, history: bool, apply_to: str | None, suite_name: str | None,
+                  jmh_version: str | None, grid_threshold: int, inv: Invocation) -> None:
+    """Audit the JMH configuration of the project in PATH (default: the current directory).
+
+    Reads @Benchmark methods and their @Fork/@Warmup/@Measurement/@BenchmarkMode/@Param settings with a Java
+    parser, the JMH version from Maven/Gradle build files, and reports each benchmark's estimated time under
+    its own configuration, JMH's defaults and benchwarden's dynamic mode, with findings and their consequences.
+    """
+    observed = _observed_from_store(inv.store_url) if inv.store_url else None
+    report = audit_project(path, jmh_version=jmh_version, grid_threshold=grid_threshold, observed=observed,
+                           name_filter=inv.filter)
+    if history:
+        hist, findings = analyse_history(path, report, jmh_version=jmh_version)
+        report = with_history(report, hist, findings)
+    applied = None
+    if apply_to is not None:
+        target = _apply_target(apply_to, inv)
+        name, table = apply_suite(report, path, target, suite_name, available_stop_policy())
+        applied = {"file": str(target), "suite": name, "table": table}
+    if inv.json:
+        payload = report_to_json(report)
+        if applied is not None:
+            payload["applied"] = applied
+        inv.emit_json(payload)
+        return
+    _print(report, inv, markdown)
+    if applied is not None:
+        inv.err_console.print(f"Wrote [suites.{applied['suite']}] to {applied['file']}:", markup=False,
+                              highlight=False)
+        inv.err_console.print(applied["table"], markup=False, highlight=False)
+
+
+__all__ = ["audit_command"]

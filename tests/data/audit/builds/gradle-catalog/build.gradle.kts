@@ -1,0 +1,11 @@
+plugins {
+    java
+}
+
+dependencies {
+    implementation(libs.jmh.core)
+}
+
+tasks.withType<JavaCompile> {
+    options.release.set(21)
+}
