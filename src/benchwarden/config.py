@@ -148,6 +148,11 @@ class FileModel(_Strict):
     store: StoreModel = Field(default_factory=StoreModel)
     defaults: SettingsModel = Field(default_factory=SettingsModel)
     suites: dict[str, SuiteModel] = Field(default_factory=dict)
+    # Tables owned by one command each; validated by that command's own package (compare, spl, assess)
+    # through :meth:`Config.section`, so their errors still name file and key.
+    compare: dict[str, Any] = Field(default_factory=dict)
+    check: dict[str, Any] = Field(default_factory=dict)
+    assess: dict[str, Any] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -213,6 +218,16 @@ class Config:
     path: Path
     store_url: str
     suites: Mapping[str, Suite] = field(default_factory=dict)
+    sections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # [compare], [check], [assess]
+
+    def section(self, name: str, model: type[BaseModel]) -> BaseModel:
+        """Validate the ``[name]`` table with ``model``; ConfigError naming file and key on a bad value."""
+        try:
+            return model.model_validate(dict(self.sections.get(name, {})))
+        except ValidationError as exc:
+            err = _config_error(exc, self.path)
+            raise ConfigError(str(err).split(": ", 2)[-1], str(self.path),
+                              f"{name}.{err.key}" if err.key else name) from None
 
     @property
     def root(self) -> Path:
@@ -327,7 +342,8 @@ def _resolve(model: FileModel, path: Path) -> Config:
         )
         suites[name] = Suite(context=ctx, settings=_merge(defaults, sm))
     store_url = model.store.url or DEFAULT_STORE
-    return Config(path=path, store_url=resolve_store_url(store_url, path.parent), suites=suites)
+    sections = {"compare": model.compare, "check": model.check, "assess": model.assess}
+    return Config(path=path, store_url=resolve_store_url(store_url, path.parent), suites=suites, sections=sections)
 
 
 def resolve_store_url(url_or_path: str, base: Path) -> str:

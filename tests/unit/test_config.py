@@ -95,3 +95,18 @@ def test_toml_syntax_error_points_at_line(tmp_path):
     path = _write(tmp_path, "[suites.x]\nkind = \n")
     with pytest.raises(ConfigError, match=r"not valid TOML: .*line 2"):
         load_config(path)
+
+
+def test_command_sections_are_validated_by_their_owner(tmp_path):
+    from pydantic import BaseModel, ConfigDict
+
+    class CompareSettings(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        min_change: float = 0.02
+
+    path = _write(tmp_path, "[compare]\nmin_change = 0.05\n")
+    assert load_config(path).section("compare", CompareSettings).min_change == 0.05
+    path = _write(tmp_path, "[compare]\nmin_change = \"big\"\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path).section("compare", CompareSettings)
+    assert f"{path.resolve()}: compare.min_change: " in str(info.value)
