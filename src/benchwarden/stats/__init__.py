@@ -1,0 +1,70 @@
+"""Statistics engine: hierarchical bootstrap intervals, tests, effect sizes, stability, power, outliers.
+
+Pure, vectorised, seedable functions on fork-structured samples (one 1-D array
+of ns/op values per fork; see :mod:`.forks`).  Imports only numpy and scipy.
+Methods, formulas, sources and calibration results: docs/statistics.md.
+"""
+
+from benchwarden.stats.effect import (
+    cliffs_delta,
+    cliffs_delta_magnitude,
+    relative_change,
+    vargha_delaney_a,
+)
+from benchwarden.stats.forks import ForkData, as_forks, fork_means, grand_mean
+from benchwarden.stats.intervals import (
+    DEFAULT_METHOD,
+    METHODS,
+    ci_mean,
+    ci_ratio_of_means,
+    ci_ratio_of_means_batch,
+    rciw,
+)
+from benchwarden.stats.outliers import outliers_iqr, outliers_tenfold_median, outliers_zscore
+from benchwarden.stats.power import (
+    effect_size_gamma,
+    forks_needed,
+    minimal_detectable_change,
+    type2_error,
+    variance_components,
+)
+from benchwarden.stats.resampling import hierarchical_bootstrap_means
+from benchwarden.stats.results import Interval, RelativeChange, TestResult, VarianceComponents
+from benchwarden.stats.significance import mann_whitney, welch
+from benchwarden.stats.stability import cv, kld_similarity, max_spread, relative_mad
+
+__all__ = [
+    "DEFAULT_METHOD",
+    "METHODS",
+    "ForkData",
+    "Interval",
+    "RelativeChange",
+    "TestResult",
+    "VarianceComponents",
+    "as_forks",
+    "ci_mean",
+    "ci_ratio_of_means",
+    "ci_ratio_of_means_batch",
+    "cliffs_delta",
+    "cliffs_delta_magnitude",
+    "cv",
+    "effect_size_gamma",
+    "fork_means",
+    "forks_needed",
+    "grand_mean",
+    "hierarchical_bootstrap_means",
+    "kld_similarity",
+    "mann_whitney",
+    "max_spread",
+    "minimal_detectable_change",
+    "outliers_iqr",
+    "outliers_tenfold_median",
+    "outliers_zscore",
+    "rciw",
+    "relative_change",
+    "relative_mad",
+    "type2_error",
+    "vargha_delaney_a",
+    "variance_components",
+    "welch",
+]
