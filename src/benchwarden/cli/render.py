@@ -34,8 +34,14 @@ def print_summaries(console: Console, summaries: list[BenchmarkSummary], title: 
         return
     console.print(to_rich(summary_table(summaries, title)))
     confidence = summaries[0].confidence
-    console.print(f"CI: {confidence:.0%} hierarchical bootstrap interval of the mean (forks, then iterations).",
-                  style="dim")
+    console.print(f"CI: {confidence:.0%} hierarchical bootstrap interval of the mean (forks, then iterations; "
+                  f"studentized, see docs/statistics.md).", style="dim")
+    notes: dict[str, int] = {}
+    for s in summaries:
+        for w in s.warnings:
+            notes[w] = notes.get(w, 0) + 1
+    for note, count in notes.items():
+        console.print(f"note: {escape(note)} ({count} benchmark{'s' if count > 1 else ''})", style="dim")
     for s in summaries:
         if s.message:
             console.print(f"[red]✗ {escape(s.suite)}:{escape(s.key)}:[/red] {escape(s.message)}")
