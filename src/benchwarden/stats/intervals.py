@@ -129,7 +129,8 @@ def _studentized(
         pivot = np.where(se_star > 0, deviation / np.where(se_star > 0, se_star, 1.0), np.sign(deviation) * np.inf)
     pivot[np.isnan(pivot)] = 0.0
     q_low, q_high = np.quantile(pivot, [alpha / 2, 1 - alpha / 2], method="inverted_cdf")
-    return float(theta_hat - q_high * se), float(theta_hat - q_low * se)
+    with np.errstate(invalid="ignore"):  # inf * 0 (se = 0) is NaN here; callers detect it and fall back
+        return float(theta_hat - q_high * se), float(theta_hat - q_low * se)
 
 
 def _bca(theta_hat: float, theta_star: np.ndarray, jackknife: np.ndarray, alpha: float) -> tuple[float, float]:
