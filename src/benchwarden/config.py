@@ -3,9 +3,11 @@
 Layout (see docs/configuration.md for every key)::
 
     [store]            url
-    [defaults]         run settings for every suite
+    [defaults]         run settings for every suite (bounds, stop policy, criteria)
     [suites.NAME]      kind, path, build, artifact, filter, jvm_args, env,
                        run settings (override defaults), adapter options
+    [suites.NAME.overrides."REGEX"]
+                       run settings for the suite's benchmarks whose key matches REGEX
 
 Validation is done by pydantic; its error locations are turned into
 ``ConfigError(path, "suites.jmh.forks.max", "expected an integer >= 1")``.
@@ -18,7 +20,7 @@ from __future__ import annotations
 import re
 import shlex
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -41,7 +43,51 @@ ADAPTER_OPTIONS: dict[str, frozenset[str]] = {
 }
 
 #: stop policies known to the runner (checked here so a typo fails before anything runs)
-STOP_POLICIES = ("static",)
+STOP_POLICIES = ("dynamic", "static")
+DEFAULT_STOP = "dynamic"
+
+
+@dataclass(frozen=True)
+class CriterionSettings:
+    """One stability criterion of the dynamic stop policy (Laaber et al. FSE 2020, §4; docs/dynamic.md).
+
+    ``threshold``: for the variance-type criteria (``cv``, ``rciw``) the largest
+    allowed spread ``max(V) − min(V)`` of the window's values; for the
+    probability-type ``kld`` the smallest allowed mean of the window.
+    ``window``: stability values in the warmup window (one per warmup
+    iteration); ``fork_window``: values in the fork window (one per fork).
+    ``confidence``/``resamples``: the bootstrap interval behind ``rciw``.
+    """
+
+    name: str
+    threshold: float
+    window: int = 5
+    fork_window: int = 2
+    confidence: float = 0.99
+    resamples: int = 1000
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "threshold": self.threshold, "window": self.window,
+                "fork_window": self.fork_window, "confidence": self.confidence, "resamples": self.resamples}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "CriterionSettings":
+        base = CRITERION_DEFAULTS[str(data["name"])]
+        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        return replace(base, **known)
+
+
+#: the study's settings (Laaber et al. FSE 2020 §5.4; seed-002 §3.7–3.9): window 5; CV 1 %, RCIW 3 % of a 99 %
+#: interval from 1,000 resamples, KLD 0.99.  Fork windows compare the pool after fork f with the pool after
+#: fork f−1 (the reference code's history of 2): two values for a spread, one probability for KLD.
+CRITERION_DEFAULTS: dict[str, CriterionSettings] = {
+    "cv": CriterionSettings("cv", threshold=0.01, window=5, fork_window=2),
+    "rciw": CriterionSettings("rciw", threshold=0.03, window=5, fork_window=2),
+    "kld": CriterionSettings("kld", threshold=0.99, window=5, fork_window=1),
+}
+CRITERIA = tuple(CRITERION_DEFAULTS)
+#: criteria of the dynamic policy when none are configured (see docs/dynamic.md for the measurements behind it)
+DEFAULT_CRITERIA: tuple[CriterionSettings, ...] = (CRITERION_DEFAULTS["cv"],)
 
 
 class _Strict(BaseModel):
@@ -63,6 +109,66 @@ def _duration(value: Any) -> float:
     return parse_duration_s(value)
 
 
+class CriterionModel(_Strict):
+    """Settings of one criterion in a ``criteria`` table (every key optional)."""
+
+    threshold: float | None = None
+    window: int | None = None
+    fork_window: int | None = None
+    confidence: float | None = None
+    resamples: int | None = None
+
+
+CriteriaValue = list[str] | dict[str, CriterionModel]
+
+
+def check_criterion(settings: CriterionSettings) -> None:
+    """Raise ValueError naming ``<criterion>.<key>`` when a setting is out of range."""
+    name = settings.name
+    probability = name == "kld"
+    if probability and not 0.0 <= settings.threshold <= 1.0:
+        raise ValueError(f"{name}.threshold: expected a probability in [0, 1], got {settings.threshold}")
+    if not probability and not settings.threshold >= 0.0:
+        raise ValueError(f"{name}.threshold: expected a spread >= 0, got {settings.threshold}")
+    smallest = 1 if probability else 2  # a spread needs two values
+    for key in ("window", "fork_window"):
+        if getattr(settings, key) < smallest:
+            raise ValueError(f"{name}.{key}: expected an integer >= {smallest}, got {getattr(settings, key)}")
+    if not 0.5 <= settings.confidence < 1.0:
+        raise ValueError(f"{name}.confidence: expected a level in [0.5, 1), got {settings.confidence}")
+    if settings.resamples < 100:
+        raise ValueError(f"{name}.resamples: expected an integer >= 100, got {settings.resamples}")
+
+
+def resolve_criteria(base: tuple[CriterionSettings, ...], value: CriteriaValue | None) -> tuple[CriterionSettings, ...]:
+    """The criteria chosen by ``value`` (a list of names, or a table name -> settings) on top of ``base``.
+
+    A list selects criteria and keeps whatever settings ``base`` had for them
+    (else the built-in ones); a table selects its keys and sets the given
+    keys.  Raises ValueError for unknown names or bad settings.
+    """
+    if value is None:
+        return base
+    names = list(value) if isinstance(value, list) else list(value.keys())
+    if not names:
+        raise ValueError(f"choose at least one criterion of: {', '.join(CRITERIA)}")
+    unknown = [n for n in names if n not in CRITERION_DEFAULTS]
+    if unknown:
+        raise ValueError(f"unknown criterion {unknown[0]!r}; expected one of: {', '.join(CRITERIA)}")
+    if len(set(names)) != len(names):
+        raise ValueError("a criterion is named twice")
+    inherited = {c.name: c for c in base}
+    chosen = []
+    for name in names:
+        settings = inherited.get(name, CRITERION_DEFAULTS[name])
+        if isinstance(value, dict):
+            given = {k: v for k, v in value[name].model_dump().items() if v is not None}
+            settings = replace(settings, **given)
+        check_criterion(settings)
+        chosen.append(settings)
+    return tuple(chosen)
+
+
 class SettingsModel(_Strict):
     """Run settings; every field optional so suites can override defaults key by key."""
 
@@ -73,6 +179,7 @@ class SettingsModel(_Strict):
     timeout: float | None = None
     iteration_timeout: float | None = None
     stop: str | None = None
+    criteria: Any = None  # a list of names or a table name -> CriterionModel; see _criteria
 
     @field_validator("iteration_time", "timeout", "iteration_timeout", mode="before")
     @classmethod
@@ -100,6 +207,33 @@ class SettingsModel(_Strict):
             raise ValueError(f"unknown stop policy {v!r}; expected one of: {', '.join(STOP_POLICIES)}")
         return v
 
+    @field_validator("criteria")
+    @classmethod
+    def _criteria(cls, v: Any) -> CriteriaValue | None:
+        """A list of criterion names, or a table of criterion name -> settings (errors name the inner key)."""
+        if v is None:
+            return None
+        if isinstance(v, list):
+            if not all(isinstance(n, str) for n in v):
+                raise ValueError("expected a list of criterion names such as [\"cv\"] or a table such as "
+                                 "{ kld = { threshold = 0.99 } }")
+            value: CriteriaValue = list(v)
+        elif isinstance(v, dict):
+            value = {}
+            for name, table in v.items():
+                try:
+                    value[name] = CriterionModel.model_validate(table)
+                except ValidationError as exc:
+                    first = exc.errors()[0]
+                    where = ".".join(str(p) for p in (name, *first["loc"]))
+                    raise ValueError(f"{where}: {'unknown key' if first['type'] == 'extra_forbidden' else first['msg']}"
+                                     ) from None
+        else:
+            raise ValueError("expected a list of criterion names such as [\"cv\"] or a table such as "
+                             "{ kld = { threshold = 0.99 } }")
+        resolve_criteria((), value)  # names and ranges; merging happens in _merge
+        return value
+
 
 class SuiteModel(SettingsModel):
     model_config = ConfigDict(extra="allow", frozen=True)
@@ -111,6 +245,9 @@ class SuiteModel(SettingsModel):
     filter: str | None = None
     jvm_args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
+    # per-benchmark run settings: regular expression on benchmark keys -> settings (``benchmarks`` would clash
+    # with the python adapter's option of that name)
+    overrides: dict[str, SettingsModel] = Field(default_factory=dict)
 
     @field_validator("kind")
     @classmethod
@@ -123,10 +260,17 @@ class SuiteModel(SettingsModel):
     @classmethod
     def _regex(cls, v: str | None) -> str | None:
         if v is not None:
+            _check_regex(v)
+        return v
+
+    @field_validator("overrides")
+    @classmethod
+    def _override_patterns(cls, v: dict[str, SettingsModel]) -> dict[str, SettingsModel]:
+        for pattern in v:
             try:
-                re.compile(v)
-            except re.error as exc:
-                raise ValueError(f"not a valid regular expression: {exc}") from None
+                _check_regex(pattern)
+            except ValueError as exc:
+                raise ValueError(f"{pattern!r}: {exc}") from None
         return v
 
     @model_validator(mode="after")
@@ -138,6 +282,13 @@ class SuiteModel(SettingsModel):
             hint = f" (keys for kind '{self.kind}': {', '.join(sorted(allowed))})" if allowed else ""
             raise ValueError(f"unknown key(s) {', '.join(unknown)}{hint}")
         return self
+
+
+def _check_regex(pattern: str) -> None:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"not a valid regular expression: {exc}") from None
 
 
 class StoreModel(_Strict):
@@ -156,8 +307,31 @@ class FileModel(_Strict):
 
 
 @dataclass(frozen=True)
+class BenchmarkOverride:
+    """Run settings for the benchmarks whose key matches ``pattern`` (``re.search``).
+
+    ``values``: the changed :meth:`RunSettings.to_dict` entries, already
+    resolved against the suite (criteria as a list of dicts).
+    """
+
+    pattern: str
+    values: Mapping[str, Any]
+
+    def matches(self, key: str) -> bool:
+        return re.search(self.pattern, key) is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"pattern": self.pattern, "settings": dict(self.values)}
+
+
+@dataclass(frozen=True)
 class RunSettings:
-    """Fully resolved run settings of one suite: the bounds ⟨wi_min, wi_max, mi, f_min, f_max⟩ and timing."""
+    """Fully resolved run settings of one suite: the bounds ⟨wi_min, wi_max, mi, f_min, f_max⟩, timing, stopping.
+
+    ``criteria`` are used by the ``dynamic`` stop policy (all must agree);
+    ``overrides`` change settings for matching benchmarks — use
+    :meth:`for_benchmark` to get one benchmark's settings.
+    """
 
     iteration_time_s: float = 1.0
     warmup_min: int = 5
@@ -167,7 +341,24 @@ class RunSettings:
     forks_max: int = 5
     timeout_s: float | None = None  # None: derived from the bounds, see fork_timeout_s
     iteration_timeout_s: float | None = None
-    stop: str = "static"
+    stop: str = DEFAULT_STOP
+    criteria: tuple[CriterionSettings, ...] = DEFAULT_CRITERIA
+    overrides: tuple[BenchmarkOverride, ...] = ()
+
+    def for_benchmark(self, key: str) -> "RunSettings":
+        """The settings of the benchmark with ``key``: every matching override applied in file order."""
+        matching = [o for o in self.overrides if o.matches(key)]
+        if not matching:
+            return replace(self, overrides=())
+        values = self.to_dict()
+        for override in matching:
+            values.update(override.values)
+        values["overrides"] = []
+        return RunSettings.from_dict(values)
+
+    def static_iterations(self) -> int:
+        """Iterations the ``static`` policy runs per benchmark: ``forks.max × (warmup.max + iterations)``."""
+        return self.forks_max * (self.warmup_max + self.iterations)
 
     def fork_timeout_s(self) -> float:
         """Bound on one fork: the configured timeout, else 3x its longest possible duration + 2 minutes."""
@@ -186,11 +377,19 @@ class RunSettings:
             "iteration_time_s": self.iteration_time_s, "warmup_min": self.warmup_min, "warmup_max": self.warmup_max,
             "iterations": self.iterations, "forks_min": self.forks_min, "forks_max": self.forks_max,
             "timeout_s": self.timeout_s, "iteration_timeout_s": self.iteration_timeout_s, "stop": self.stop,
+            "criteria": [c.to_dict() for c in self.criteria],
+            "overrides": [o.to_dict() for o in self.overrides],
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "RunSettings":
+        """Inverse of :meth:`to_dict`; missing keys (snapshots of older versions) take the built-in defaults."""
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        if "criteria" in known:
+            known["criteria"] = tuple(CriterionSettings.from_dict(c) for c in known["criteria"])
+        if "overrides" in known:
+            known["overrides"] = tuple(BenchmarkOverride(o["pattern"], dict(o.get("settings", {})))
+                                       for o in known["overrides"])
         return cls(**known)
 
 
@@ -307,7 +506,21 @@ def _merge(base: RunSettings, over: SettingsModel) -> RunSettings:
         values["iteration_timeout_s"] = over.iteration_timeout
     if over.stop is not None:
         values["stop"] = over.stop
-    return RunSettings.from_dict(values)
+    merged = RunSettings.from_dict(values)
+    if over.criteria is not None:
+        merged = replace(merged, criteria=resolve_criteria(base.criteria, over.criteria))
+    return merged
+
+
+def _overrides(suite: RunSettings, sm: "SuiteModel") -> tuple[BenchmarkOverride, ...]:
+    """Each ``[suites.NAME.overrides."REGEX"]`` table as the settings it changes relative to the suite."""
+    found = []
+    base = suite.to_dict()
+    for pattern, model in sm.overrides.items():
+        merged = _merge(suite, model).to_dict()
+        changed = {k: v for k, v in merged.items() if k != "overrides" and v != base[k]}
+        found.append(BenchmarkOverride(pattern, changed))
+    return tuple(found)
 
 
 def _split_command(value: str | list[str] | None, path: Path, key: str) -> tuple[str, ...] | None:
@@ -340,7 +553,9 @@ def _resolve(model: FileModel, path: Path) -> Config:
             artifact=sm.artifact, filter=sm.filter, jvm_args=tuple(sm.jvm_args), env=dict(sm.env),
             options=dict(sm.model_extra or {}),
         )
-        suites[name] = Suite(context=ctx, settings=_merge(defaults, sm))
+        settings = _merge(defaults, sm)
+        settings = replace(settings, overrides=_overrides(settings, sm))
+        suites[name] = Suite(context=ctx, settings=settings)
     store_url = model.store.url or DEFAULT_STORE
     sections = {"compare": model.compare, "check": model.check, "assess": model.assess}
     return Config(path=path, store_url=resolve_store_url(store_url, path.parent), suites=suites, sections=sections)

@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import Adapter, ForkPlan, RunningFork
-from benchwarden.config import Suite
+from benchwarden.config import RunSettings, Suite
 from benchwarden.errors import BenchwardenError, ForkFailed, UsageError
 from benchwarden.model import (
     Benchmark,
@@ -65,13 +65,18 @@ class PlannedBenchmark:
     benchmark: Benchmark
 
     @property
+    def settings(self) -> RunSettings:
+        """This benchmark's settings: the suite's, with its matching ``overrides`` applied."""
+        return self.suite.settings.for_benchmark(self.benchmark.id.key)
+
+    @property
     def bounds(self) -> Bounds:
-        s = self.suite.settings
+        s = self.settings
         return Bounds(s.warmup_min, s.warmup_max, s.iterations, s.forks_min, s.forks_max)
 
     def fork_budget_s(self) -> float:
         """Longest a fork can take by its bounds (iterations x iteration time)."""
-        return self.bounds.max_iterations_per_fork * self.suite.settings.iteration_time_s
+        return self.bounds.max_iterations_per_fork * self.settings.iteration_time_s
 
 
 @dataclass
@@ -139,7 +144,7 @@ def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, polic
     with the partial fork attached as ``exc.partial_fork`` so the caller can store it.
     """
     bounds = planned.bounds
-    settings = planned.suite.settings
+    settings = planned.settings
     ctx = planned.suite.context
     bench = planned.benchmark
     plan = ForkPlan(fork_index=fork_index, iteration_time_s=settings.iteration_time_s,
@@ -269,7 +274,7 @@ class Runner:
                        prior: BenchmarkResult | None) -> BenchmarkResult:
         bench = planned.benchmark
         bounds = planned.bounds
-        policy = make_policy(planned.suite.settings.stop)
+        policy = make_policy(planned.settings)
         forks: list[ForkResult] = [f for f in (prior.forks if prior else ()) if f.status is ForkStatus.COMPLETE]
         decisions: list[StopDecision] = []
         # Replay the fork checkpoints over forks kept from an interrupted run, so the decision trail is whole.

@@ -17,9 +17,12 @@ policy can never make a benchmark exceed its static budget.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 from benchwarden.model import StopDecision
+
+if TYPE_CHECKING:
+    from benchwarden.config import RunSettings
 
 
 @dataclass(frozen=True)
@@ -67,8 +70,24 @@ class StaticPolicy:
         return StopDecision(stop=done, reason="static")
 
 
-def make_policy(name: str) -> StopPolicy:
-    """The policy registered under ``name``; ValueError for an unknown one."""
+POLICIES = ("dynamic", "static")
+
+
+def make_policy(spec: "str | RunSettings") -> StopPolicy:
+    """A fresh policy (one per benchmark: policies may memoise per-benchmark state).
+
+    ``spec`` is a policy name (the dynamic policy then uses the default
+    criteria) or a benchmark's resolved :class:`~benchwarden.config.RunSettings`
+    (its ``stop`` and ``criteria``).  ValueError for an unknown name.
+    """
+    if isinstance(spec, str):
+        name, criteria = spec, None
+    else:
+        name, criteria = spec.stop, spec.criteria
     if name == "static":
         return StaticPolicy()
-    raise ValueError(f"unknown stop policy {name!r}")
+    if name == "dynamic":
+        from benchwarden.runner.dynamic import DynamicPolicy  # dynamic imports Bounds from here
+
+        return DynamicPolicy(criteria) if criteria is not None else DynamicPolicy()
+    raise ValueError(f"unknown stop policy {name!r}; expected one of: {', '.join(POLICIES)}")

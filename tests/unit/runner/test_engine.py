@@ -18,7 +18,8 @@ from tests.support.fake_adapter import FakeAdapter, FakeBenchmarkSpec
 
 
 def _suite(tmp_path: Path, name="s", **settings) -> Suite:
-    base = dict(iteration_time_s=0.01, warmup_min=2, warmup_max=3, iterations=4, forks_min=2, forks_max=3)
+    base = dict(iteration_time_s=0.01, warmup_min=2, warmup_max=3, iterations=4, forks_min=2, forks_max=3,
+                stop="static")  # these tests count iterations and forks of the static policy
     base.update(settings)
     return Suite(SuiteContext(name=name, kind="fake", root=tmp_path), RunSettings(**base))
 
