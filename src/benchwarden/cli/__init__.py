@@ -32,12 +32,13 @@ def cli() -> None:
 def _register() -> None:
     from benchwarden.cli.audit import audit_command
     from benchwarden.cli.init import init_command
+    from benchwarden.cli.replay import replay_command
     from benchwarden.cli.results import export_command, import_command, runs_command
     from benchwarden.cli.run import run_command
     from benchwarden.cli.show import show_command
 
     for command in (init_command, run_command, show_command, runs_command, export_command, import_command,
-                    audit_command):
+                    audit_command, replay_command):
         cli.add_command(command)
 
 

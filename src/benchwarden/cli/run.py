@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import click
 
@@ -12,7 +12,9 @@ from benchwarden.cli.common import ExitStatus, Invocation, common_options
 from benchwarden.cli.live import LiveProgress
 from benchwarden.cli.render import print_summaries
 from benchwarden.cli.store_access import store_url_for
-from benchwarden.config import RunSettings, Suite, load_config
+from benchwarden.cli.stopping import build_trails, print_stopping, reference_budgets, stopping_json
+from benchwarden.config import (CRITERIA, STOP_POLICIES, RunSettings, Suite, check_criterion, load_config,
+                                resolve_criteria)
 from benchwarden.environment import git_state, machine_info
 from benchwarden.errors import BenchwardenError, ConfigError
 from benchwarden.model import RunMeta, RunStatus
@@ -32,18 +34,59 @@ def _duration(ctx, param, value):
         raise click.BadParameter(str(exc)) from None
 
 
+@dataclass(frozen=True)
+class _StoppingFlags:
+    stop: str | None = None
+    criteria: tuple[str, ...] | None = None
+    thresholds: tuple[tuple[str, float], ...] = ()
+    window: int | None = None
+
+
+def _criteria_names(ctx, param, value):
+    if value is None:
+        return None
+    names = tuple(n.strip() for n in value.split(",") if n.strip())
+    try:
+        resolve_criteria((), list(names))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    return names
+
+
+def _thresholds(ctx, param, values):
+    parsed = []
+    for text in values:
+        name, sep, number = text.partition("=")
+        if not sep or name.strip() not in CRITERIA:
+            raise click.BadParameter(f"expected NAME=VALUE with NAME one of {', '.join(CRITERIA)}, got {text!r}")
+        try:
+            parsed.append((name.strip(), float(number)))
+        except ValueError:
+            raise click.BadParameter(f"{text!r}: {number!r} is not a number") from None
+    return tuple(parsed)
+
+
 @click.command("run")
 @common_options
 @click.option("--forks", type=click.IntRange(min=1), help="Static number of forks (sets min = max).")
 @click.option("--warmup", type=click.IntRange(min=0), help="Warmup iterations per fork (sets min = max).")
 @click.option("--iterations", type=click.IntRange(min=1), help="Measurement iterations per fork.")
 @click.option("--iteration-time", callback=_duration, metavar="DURATION", help="Time per iteration, e.g. 1s, 200ms.")
-@click.option("--stop", type=click.Choice(["static"]), help="Stop policy (default: from the config).")
+@click.option("--stop", type=click.Choice(list(STOP_POLICIES)),
+              help="Stop policy (default: from the config, else dynamic).")
+@click.option("--criteria", callback=_criteria_names, metavar="LIST",
+              help=f"Stability criteria of the dynamic policy that must all agree, e.g. cv or rciw,kld "
+                   f"(known: {', '.join(CRITERIA)}).")
+@click.option("--threshold", "thresholds", multiple=True, callback=_thresholds, metavar="NAME=VALUE",
+              help="Threshold of a chosen criterion, e.g. cv=0.02 or kld=0.98 (repeatable).")
+@click.option("--window", type=click.IntRange(min=1), help="Warmup window (stability values) of every chosen criterion.")
+@click.option("--details", is_flag=True, help="Also print every stop checkpoint with its stability values.")
 @click.option("--resume", is_flag=False, flag_value="latest", default=None, metavar="[RUN]",
               help="Finish an interrupted run (default: the latest) without repeating its completed forks.")
 @click.option("--label", help="A label stored with the run, e.g. a branch name.")
 @click.option("--quiet", "-q", is_flag=True, help="No live progress; only the final table.")
-def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop, resume, label, quiet) -> int:
+def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop, criteria, thresholds, window,
+                details, resume, label, quiet) -> int:
     """Run benchmarks and store every iteration of every fork.
 
     Each fork is a fresh process of the suite's own harness; warmup and measurement iterations are
@@ -62,7 +105,9 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
             meta = None
         else:
             run_id = None
-            suites = [_override(s, forks, warmup, iterations, iteration_time, stop) for s in config.select(inv.suite)]
+            stopping = _StoppingFlags(stop, criteria, thresholds, window)
+            suites = [_override(s, forks, warmup, iterations, iteration_time, stopping)
+                      for s in config.select(inv.suite)]
             cli_filter = inv.filter
         listener: ProgressListener = ProgressListener()
         live = None if (quiet or inv.json) else LiveProgress(inv.console)
@@ -86,14 +131,19 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
             if live is not None:
                 live.__exit__(None, None, None)
         summaries = [summarize_benchmark(r) for r in outcome.results]
+        trails = build_trails(outcome.results, {s.name: s.settings for s in suites},
+                              reference_budgets(outcome.results, {s.name: (s.kind, s.context.root) for s in suites},
+                                                plan.toolchain))
         if inv.json:
             inv.emit_json({
                 "run": outcome.run_id, "status": outcome.status.value, "elapsed_s": round(outcome.elapsed_s, 3),
                 "failed_suites": {k: str(v) for k, v in outcome.failed_suites.items()},
                 "benchmarks": [s.to_json() for s in summaries],
+                "stopping": stopping_json(trails),
             })
         else:
             print_summaries(inv.console, summaries, title=f"run {outcome.run_id}")
+            print_stopping(inv.console, trails, details=details)
             _report_failed_suites(inv, outcome.failed_suites)
             spent = sum(s.time_s for s in summaries)
             inv.console.print(f"run {outcome.run_id}: {outcome.status.value}, {len(summaries)} benchmarks, "
@@ -104,19 +154,51 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
         store.close()
 
 
-def _override(suite: Suite, forks, warmup, iterations, iteration_time, stop) -> Suite:
-    s: RunSettings = suite.settings
+def _stopping(s: RunSettings, flags: _StoppingFlags, suite: str) -> RunSettings:
+    """Apply --stop/--criteria/--threshold/--window; they win over the config at every level (overrides too)."""
+    changed: dict = {}
+    if flags.stop is not None:
+        changed["stop"] = flags.stop
+    if flags.criteria is not None or flags.thresholds or flags.window is not None:
+        criteria = resolve_criteria(s.criteria, list(flags.criteria)) if flags.criteria else s.criteria
+        by_name = {c.name: c for c in criteria}
+        for name, value in flags.thresholds:
+            if name not in by_name:
+                raise click.BadParameter(f"criterion {name!r} is not chosen for suite {suite} "
+                                         f"(criteria: {', '.join(by_name)}); add it with --criteria",
+                                         param_hint="'--threshold'")
+            by_name[name] = replace(by_name[name], threshold=value)
+        if flags.window is not None:
+            by_name = {n: replace(c, window=flags.window) for n, c in by_name.items()}
+        try:
+            for c in by_name.values():
+                check_criterion(c)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--threshold'/'--window'") from None
+        changed["criteria"] = tuple(by_name.values())
+    return _everywhere(s, changed)
+
+
+def _override(suite: Suite, forks, warmup, iterations, iteration_time, stopping: _StoppingFlags) -> Suite:
+    s: RunSettings = _stopping(suite.settings, stopping, suite.name)
+    changed: dict = {}
     if forks is not None:
-        s = replace(s, forks_min=forks, forks_max=forks)
+        changed.update(forks_min=forks, forks_max=forks)
     if warmup is not None:
-        s = replace(s, warmup_min=warmup, warmup_max=warmup)
+        changed.update(warmup_min=warmup, warmup_max=warmup)
     if iterations is not None:
-        s = replace(s, iterations=iterations)
+        changed["iterations"] = iterations
     if iteration_time is not None:
-        s = replace(s, iteration_time_s=iteration_time)
-    if stop is not None:
-        s = replace(s, stop=stop)
-    return replace(suite, settings=s)
+        changed["iteration_time_s"] = iteration_time
+    return replace(suite, settings=_everywhere(s, changed))
+
+
+def _everywhere(s: RunSettings, changed: dict) -> RunSettings:
+    """``s`` with ``changed`` applied, and those keys dropped from every per-benchmark override (flags win)."""
+    if not changed:
+        return s
+    overrides = tuple(replace(o, values={k: v for k, v in o.values.items() if k not in changed}) for o in s.overrides)
+    return replace(s, **changed, overrides=overrides)
 
 
 def _snapshot(config, suites: list[Suite], cli_filter: str | None) -> dict:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Mapping
+
 import click
 
 from benchwarden.cli.common import ExitStatus, Invocation, common_options
 from benchwarden.cli.render import print_summaries
+from benchwarden.cli.stopping import build_trails, print_stopping, reference_budgets, settings_from_snapshot, stopping_json
 from benchwarden.cli.store_access import store_for
 from benchwarden.report.summary import summarize_benchmark
 from benchwarden.runner.engine import compile_filters
@@ -17,10 +21,13 @@ from benchwarden.units import format_duration
 @click.argument("run", required=False)
 @click.option("--confidence", type=click.FloatRange(0.5, 0.9999), default=0.99, show_default=True,
               help="Confidence level of the interval of the mean.")
-def show_command(inv: Invocation, run: str | None, confidence: float) -> int:
+@click.option("--details", is_flag=True, help="Also print every stop checkpoint with its stability values.")
+def show_command(inv: Invocation, run: str | None, confidence: float, details: bool) -> int:
     """Show a stored run (default: the latest): mean, CI over forks x iterations, CV, effort per benchmark.
 
-    RUN is a run id, `latest`, or `latest~N` (the N-th run before the latest).
+    Also how each benchmark stopped (warmup per fork, forks, warnings) and the time against the static
+    budgets; --details adds every checkpoint. RUN is a run id, `latest`, or `latest~N` (the N-th run
+    before the latest).
     """
     with store_for(inv) as store:
         run_id = store.resolve_run(run)
@@ -29,11 +36,13 @@ def show_command(inv: Invocation, run: str | None, confidence: float) -> int:
     results = [r for r in data.results
                if keep(r.benchmark.id.key) and (not inv.suite or r.benchmark.id.suite in inv.suite)]
     summaries = [summarize_benchmark(r, confidence=confidence) for r in results]
+    trails = build_trails(results, settings_from_snapshot(data.meta.config),
+                          reference_budgets(results, _suite_roots(data.meta.config), data.meta.toolchain))
     if inv.json:
         inv.emit_json({"run": run_id, "status": data.status.value, "commit": data.meta.commit,
                        "dirty": data.meta.dirty, "label": data.meta.label, "created_at": data.meta.created_at,
                        "machine": dict(data.meta.machine), "toolchain": dict(data.meta.toolchain),
-                       "benchmarks": [s.to_json() for s in summaries]})
+                       "benchmarks": [s.to_json() for s in summaries], "stopping": stopping_json(trails)})
         return ExitStatus.OK
     meta = data.meta
     commit = (meta.commit[:12] + ("+dirty" if meta.dirty else "")) if meta.commit else "no commit"
@@ -41,5 +50,18 @@ def show_command(inv: Invocation, run: str | None, confidence: float) -> int:
                       f"{meta.machine.get('cpu', '?')} · {', '.join(f'{k} {v}' for k, v in meta.toolchain.items())}",
                       markup=False, highlight=False)
     print_summaries(inv.console, summaries, title=f"run {run_id}")
+    print_stopping(inv.console, trails, details=details)
     inv.console.print(f"forks took {format_duration(sum(s.time_s for s in summaries))} in total")
     return ExitStatus.OK
+
+
+def _suite_roots(config: object) -> dict[str, tuple[str, Path | None]]:
+    """Suite name -> (kind, source root) from a run's configuration snapshot (for reference budgets)."""
+    suites = config.get("suites") if isinstance(config, Mapping) else None
+    found: dict[str, tuple[str, Path | None]] = {}
+    if isinstance(suites, Mapping):
+        for name, entry in suites.items():
+            if isinstance(entry, Mapping):
+                root = entry.get("root")
+                found[name] = (str(entry.get("kind", "")), Path(root) if isinstance(root, str) else None)
+    return found

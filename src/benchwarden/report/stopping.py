@@ -1,0 +1,295 @@
+"""Why each benchmark stopped where it did: the stop decisions of a run, and its time against the static budgets.
+
+Built from stored results only (every :class:`~benchwarden.model.StopDecision`
+is kept by the runner), so ``run`` and ``show`` print the same thing.  Per
+benchmark: where each fork's warmup ended and why, the stability values at
+the last checkpoint, how many forks ran and why the forks stopped, the
+warnings of bounds reached without stability, and the iterations and time
+spent against
+
+* the **static budget of the configuration**: what ``stop = "static"`` runs,
+  ``forks.max × (warmup.max + iterations)`` iterations; and
+* a **reference budget** when one is known (JMH's defaults for the suite's JMH
+  version or the benchmark's own annotations; computed by the caller, see
+  :mod:`benchwarden.budget`).
+
+Times follow the study's model (iterations × iteration time; process
+start-up not counted); the forks' wall time is given beside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Mapping, Sequence
+
+from benchwarden.config import RunSettings
+from benchwarden.model import BenchmarkResult, ForkResult, StopDecision
+from benchwarden.report.table import Column, TableModel, fmt_number, fmt_percent
+from benchwarden.units import format_duration
+
+BOUND_MARK = "!"
+"""Marks a phase that ended at its bound without becoming stable."""
+
+
+@dataclass(frozen=True)
+class ReferenceBudget:
+    """A static budget from outside the configuration, e.g. JMH 1.21 defaults: 500 s per combination."""
+
+    seconds: float
+    label: str
+
+
+@dataclass(frozen=True)
+class ForkStop:
+    """How one fork's warmup ended: after ``warmup_iterations``, for ``reason``, with these values."""
+
+    index: int
+    status: str
+    warmup_iterations: int
+    measurement_iterations: int
+    reason: str  # reason of the last warmup checkpoint, "no-warmup", or "failed"
+    values: Mapping[str, float]
+    warning: str | None
+    checkpoints: tuple[StopDecision, ...]
+
+
+@dataclass(frozen=True)
+class StopTrail:
+    """The stopping story of one benchmark (see the module docstring)."""
+
+    suite: str
+    key: str
+    status: str
+    policy: str
+    forks: tuple[ForkStop, ...]
+    fork_reason: str  # reason of the last fork checkpoint, or the benchmark status when there was none
+    fork_values: Mapping[str, float]
+    fork_checkpoints: tuple[StopDecision, ...]
+    iterations: int  # warmup + measurement iterations run (all forks)
+    wall_s: float
+    iteration_time_s: float | None  # None when the run's settings are unknown (e.g. an imported run)
+    static_iterations: int | None
+    forks_max: int | None
+    criteria: tuple[str, ...] = ()  # "cv<=0.01" ...
+    reference: ReferenceBudget | None = None
+    fork_warning: str | None = None
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        found = [f"fork {f.index}: {f.warning}" for f in self.forks if f.warning]
+        if self.fork_warning:
+            found.append(self.fork_warning)
+        return tuple(found)
+
+    @property
+    def model_s(self) -> float | None:
+        return None if self.iteration_time_s is None else self.iterations * self.iteration_time_s
+
+    @property
+    def static_s(self) -> float | None:
+        if self.static_iterations is None or self.iteration_time_s is None:
+            return None
+        return self.static_iterations * self.iteration_time_s
+
+    @property
+    def saved_vs_static(self) -> float | None:
+        if not self.static_iterations:
+            return None
+        return 1.0 - self.iterations / self.static_iterations
+
+    @property
+    def saved_vs_reference(self) -> float | None:
+        if self.reference is None or self.model_s is None or not self.reference.seconds:
+            return None
+        return 1.0 - self.model_s / self.reference.seconds
+
+
+def _fork_stop(fork: ForkResult) -> ForkStop:
+    decisions = fork.warmup_decisions
+    last = decisions[-1] if decisions else None
+    if fork.status.value != "complete" and (last is None or not last.stop):
+        reason = "failed"
+    elif last is None:
+        reason = "no-warmup"
+    else:
+        reason = last.reason
+    return ForkStop(index=fork.index, status=fork.status.value, warmup_iterations=len(fork.warmup),
+                    measurement_iterations=len(fork.measurement), reason=reason,
+                    values=dict(last.values) if last else {}, warning=last.warning if last else None,
+                    checkpoints=tuple(decisions))
+
+
+def criteria_labels(settings: RunSettings) -> tuple[str, ...]:
+    """``("cv<=0.01", "kld>=0.99")`` for the dynamic policy, ``()`` otherwise."""
+    if settings.stop != "dynamic":
+        return ()
+    return tuple(f"{c.name}{'>=' if c.name == 'kld' else '<='}{c.threshold:g}" for c in settings.criteria)
+
+
+def stop_trail(result: BenchmarkResult, settings: RunSettings | None,
+               reference: ReferenceBudget | None = None) -> StopTrail:
+    """The trail of one stored benchmark; ``settings`` are that benchmark's resolved run settings, if known."""
+    forks = tuple(_fork_stop(f) for f in result.forks)
+    last = result.fork_decisions[-1] if result.fork_decisions else None
+    fork_reason = last.reason if last is not None else result.status.value
+    if last is not None and not last.stop and result.status.value != "ok":
+        fork_reason = result.status.value
+    return StopTrail(
+        suite=result.benchmark.id.suite, key=result.benchmark.id.key, status=result.status.value,
+        policy=settings.stop if settings is not None else "unknown", forks=forks, fork_reason=fork_reason,
+        fork_values=dict(last.values) if last is not None else {}, fork_checkpoints=tuple(result.fork_decisions),
+        iterations=sum(f.warmup_iterations + f.measurement_iterations for f in forks),
+        wall_s=sum(f.duration_s for f in result.forks),
+        iteration_time_s=settings.iteration_time_s if settings is not None else None,
+        static_iterations=settings.static_iterations() if settings is not None else None,
+        forks_max=settings.forks_max if settings is not None else None,
+        criteria=criteria_labels(settings) if settings is not None else (),
+        reference=reference, fork_warning=last.warning if last is not None else None)
+
+
+def with_reference(trail: StopTrail, reference: ReferenceBudget | None) -> StopTrail:
+    return replace(trail, reference=reference)
+
+
+# --- rendering ---------------------------------------------------------------------------------------
+
+
+def format_values(values: Mapping[str, float]) -> str:
+    """``cv 0.0123 (spread 0.0041)``; criteria in the order recorded."""
+    parts = []
+    for name, value in values.items():
+        if "." in name:
+            continue
+        text = f"{name} {fmt_number(value, 3)}"
+        for stat in ("spread", "mean"):
+            if f"{name}.{stat}" in values:
+                text += f" ({stat} {fmt_number(values[f'{name}.{stat}'], 3)})"
+        parts.append(text)
+    return ", ".join(parts) or "-"
+
+
+def _warmup_cell(forks: Sequence[ForkStop]) -> str:
+    cells = []
+    for f in forks:
+        mark = BOUND_MARK if f.reason == "maximum-reached" else ("x" if f.reason == "failed" else "")
+        cells.append(f"{f.warmup_iterations}{mark}")
+    return " ".join(cells) or "-"
+
+
+def _forks_cell(trail: StopTrail) -> str:
+    of = f" of {trail.forks_max}" if trail.forks_max is not None else ""
+    reason = trail.fork_reason
+    mark = BOUND_MARK if reason == "maximum-reached" else ""
+    return f"{len(trail.forks)}{of}{mark} ({reason})"
+
+
+def _saved(value: float | None) -> str:
+    return "-" if value is None else fmt_percent(value, 0)
+
+
+def trail_table(trails: Sequence[StopTrail], title: str | None = "stopping") -> TableModel:
+    """One row per benchmark: warmup per fork, forks, last fork values, iterations and time against the budgets."""
+    model = TableModel(columns=[
+        Column("benchmark"), Column("policy"), Column("warmup per fork"), Column("forks"),
+        Column("at the last fork checkpoint"), Column("iterations", "right"), Column("time", "right"),
+        Column("saved vs static", "right"), Column("saved vs reference", "right")], title=title)
+    for t in trails:
+        policy = t.policy + (f" {'+'.join(t.criteria)}" if t.criteria else "")
+        iterations = f"{t.iterations}" + (f" of {t.static_iterations}" if t.static_iterations else "")
+        model.add([f"{t.suite}:{t.key}", policy, _warmup_cell(t.forks), _forks_cell(t), format_values(t.fork_values),
+                   iterations, format_duration(t.wall_s), _saved(t.saved_vs_static), _saved(t.saved_vs_reference)],
+                  style="yellow" if t.warnings else None)
+    return model
+
+
+def checkpoint_table(trail: StopTrail) -> TableModel:
+    """Every checkpoint of one benchmark: warmup checkpoints per fork, then the fork checkpoints."""
+    model = TableModel(columns=[Column("checkpoint"), Column("decision"), Column("reason"), Column("values")],
+                       title=f"{trail.suite}:{trail.key}")
+    for fork in trail.forks:
+        for n, d in enumerate(fork.checkpoints, start=1):
+            if d.reason == "below-minimum":
+                continue
+            model.add([f"fork {fork.index} warmup {n}", "end warmup" if d.stop else "continue", d.reason,
+                       format_values(d.values)], style="yellow" if d.warning else None)
+    for n, d in enumerate(trail.fork_checkpoints, start=1):  # one checkpoint after each complete fork
+        if d.reason == "below-minimum":
+            continue
+        model.add([f"after fork {n}", "stop" if d.stop else "another fork", d.reason, format_values(d.values)],
+                  style="yellow" if d.warning else None)
+    return model
+
+
+@dataclass(frozen=True)
+class BudgetTotals:
+    """Sums over the benchmarks of a run (benchmarks with unknown settings or reference are left out of those sums)."""
+
+    wall_s: float
+    model_s: float
+    static_s: float
+    reference_s: float
+    reference_model_s: float  # the model time of the benchmarks that have a reference
+    reference_labels: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def saved_vs_static(self) -> float | None:
+        return 1.0 - self.model_s / self.static_s if self.static_s else None
+
+    @property
+    def saved_vs_reference(self) -> float | None:
+        return 1.0 - self.reference_model_s / self.reference_s if self.reference_s else None
+
+
+def budget_totals(trails: Sequence[StopTrail]) -> BudgetTotals:
+    known = [t for t in trails if t.model_s is not None and t.static_s is not None]
+    referenced = [t for t in known if t.reference is not None]
+    labels = tuple(dict.fromkeys(t.reference.label for t in referenced if t.reference))
+    return BudgetTotals(
+        wall_s=sum(t.wall_s for t in trails), model_s=sum(t.model_s or 0.0 for t in known),
+        static_s=sum(t.static_s or 0.0 for t in known),
+        reference_s=sum(t.reference.seconds for t in referenced if t.reference),
+        reference_model_s=sum(t.model_s or 0.0 for t in referenced), reference_labels=labels)
+
+
+def budget_lines(totals: BudgetTotals) -> list[str]:
+    """Human sentences for the end of a run."""
+    lines = []
+    if totals.static_s:
+        lines.append(f"time: {format_duration(totals.model_s)} of iterations ({format_duration(totals.wall_s)} "
+                     f"wall, with process start-up) against {format_duration(totals.static_s)} for the static "
+                     f"budget of this configuration: {_saved(totals.saved_vs_static)} saved")
+    if totals.reference_s:
+        lines.append(f"against {'; '.join(totals.reference_labels)}: {format_duration(totals.reference_s)}, "
+                     f"{_saved(totals.saved_vs_reference)} saved")
+    return lines
+
+
+def decision_to_json(d: StopDecision) -> dict:
+    return {"stop": d.stop, "reason": d.reason, "values": dict(d.values), "warning": d.warning}
+
+
+def trail_to_json(t: StopTrail, checkpoints: bool = True) -> dict:
+    data = {
+        "suite": t.suite, "benchmark": t.key, "status": t.status, "policy": t.policy, "criteria": list(t.criteria),
+        "forks": [{
+            "fork": f.index, "status": f.status, "warmup_iterations": f.warmup_iterations,
+            "measurement_iterations": f.measurement_iterations, "warmup_reason": f.reason,
+            "values": dict(f.values), "warning": f.warning,
+            **({"checkpoints": [decision_to_json(d) for d in f.checkpoints]} if checkpoints else {}),
+        } for f in t.forks],
+        "fork_reason": t.fork_reason, "fork_values": dict(t.fork_values),
+        **({"fork_checkpoints": [decision_to_json(d) for d in t.fork_checkpoints]} if checkpoints else {}),
+        "warnings": list(t.warnings),
+        "iterations": t.iterations, "static_iterations": t.static_iterations,
+        "iteration_time_s": t.iteration_time_s, "time_s": t.model_s, "wall_s": round(t.wall_s, 3),
+        "static_s": t.static_s, "saved_vs_static": t.saved_vs_static,
+        "reference": None if t.reference is None else {"label": t.reference.label, "seconds": t.reference.seconds,
+                                                       "saved": t.saved_vs_reference},
+    }
+    return data
+
+
+def totals_to_json(totals: BudgetTotals) -> dict:
+    return {"time_s": totals.model_s, "wall_s": round(totals.wall_s, 3), "static_s": totals.static_s,
+            "saved_vs_static": totals.saved_vs_static, "reference_s": totals.reference_s or None,
+            "reference": list(totals.reference_labels), "saved_vs_reference": totals.saved_vs_reference}
