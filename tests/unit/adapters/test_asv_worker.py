@@ -117,8 +117,9 @@ def test_run_streams_one_line_per_iteration_with_a_calibrated_batch():
     assert len(batches) == 1 and batches.pop() > 100  # sum of 100 ints takes ~1 us: many calls per batch
     for m in messages:
         assert m["ns_per_op"] == pytest.approx(m["elapsed_ns"] / m["ops"])
-        # calibrated to ~30 ms; generous bounds for a shared, noisy machine
-        assert 0.2 * target_s * 1e9 < m["elapsed_ns"] < 20 * target_s * 1e9
+        # calibrated to ~30 ms. The bounds are wide because calibration runs while the interpreter is cold:
+        # on a loaded 2-core machine a batch calibrated slow then ran ~9x faster (3.3 ms) in a CI dry run.
+        assert 0.05 * target_s * 1e9 < m["elapsed_ns"] < 20 * target_s * 1e9
 
 
 def test_setup_and_teardown_run_outermost_first_with_the_parameters_before_every_iteration(tmp_path):
