@@ -1,0 +1,155 @@
+"""What a comparison produces: per-benchmark results and the whole session, as frozen values.
+
+Exporters (``report/markdown.py``, ``json_export.py``, ``junit_compare.py``, ``html.py``) render these;
+they compute nothing.  Ratios are of time per operation (candidate / base, ns/op): above 1 is slower
+for every benchmark, whatever its display unit; :meth:`BenchmarkComparison.display_change` gives the
+change in the benchmark's own unit (e.g. ops/s) for people reading JMH throughput.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from benchwarden.compare.verdict import Verdict
+from benchwarden.model import Direction
+
+
+@dataclass(frozen=True)
+class Look:
+    """One sequential look at a benchmark after ``pairs`` fork pairs."""
+
+    pairs: int
+    confidence: float  # level of the repeated interval at this look
+    ratio: float
+    low: float
+    high: float
+    p_value: float
+    threshold: float
+    verdict: Verdict
+
+    def to_dict(self) -> dict[str, object]:
+        return {"pairs": self.pairs, "confidence": self.confidence, "ratio": self.ratio, "low": self.low,
+                "high": self.high, "p_value": self.p_value, "threshold": self.threshold,
+                "verdict": self.verdict.value}
+
+
+@dataclass(frozen=True)
+class BenchmarkComparison:
+    """The outcome for one benchmark present in both versions.
+
+    ``ratio``/``ci_low``/``ci_high``: time ratio (candidate/base, ns/op) and its repeated confidence
+    interval at the final look (level ``confidence``); None when nothing could be computed.
+    ``base_ns``/``candidate_ns``: measurement iterations (ns/op) of every complete fork, for plots
+    and re-analysis.  ``order``: the sides in the order the forks ran, pair by pair (``"bc"`` /
+    ``"cb"``), showing the interleaving.
+    """
+
+    suite: str
+    key: str
+    mode: str
+    unit: str
+    direction: Direction
+    verdict: Verdict
+    ratio: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    confidence: float | None = None
+    p_value: float | None = None
+    threshold: float | None = None
+    noise_floor: float | None = None
+    min_change: float = 0.02
+    time_s: float = 0.0
+    base_ns: tuple[tuple[float, ...], ...] = ()
+    candidate_ns: tuple[tuple[float, ...], ...] = ()
+    looks: tuple[Look, ...] = ()
+    order: tuple[str, ...] = ()
+    confirmations: tuple[Verdict, ...] = ()
+    message: str | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return f"{self.suite}:{self.key}"
+
+    @property
+    def pairs(self) -> int:
+        return min(len(self.base_ns), len(self.candidate_ns))
+
+    @property
+    def band(self) -> tuple[float, float] | None:
+        if self.threshold is None:
+            return None
+        return 1.0 / (1.0 + self.threshold), 1.0 + self.threshold
+
+    def display_change(self) -> float | None:
+        """Relative change in the benchmark's own unit: ``-0.09`` = 9 % fewer ops/s, ``+0.10`` = 10 % more ns/op."""
+        if self.ratio is None:
+            return None
+        if self.direction is Direction.HIGHER_IS_BETTER:
+            return 1.0 / self.ratio - 1.0
+        return self.ratio - 1.0
+
+
+@dataclass(frozen=True)
+class SideInfo:
+    """One version as the user named it, and where its forks are stored."""
+
+    role: str  # "base" | "candidate"
+    label: str  # e.g. "HEAD~1 (3f2a9c1e0b)", "WORKTREE +env WORDSTAT_SLOW=1", "run 12"
+    commit: str | None = None
+    run_id: int | None = None
+    description: Mapping[str, object] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"role": self.role, "label": self.label, "commit": self.commit, "run_id": self.run_id,
+                "description": dict(self.description)}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A whole comparison session: both versions, the design used, every benchmark's outcome.
+
+    ``unmatched``: benchmarks present in one version only, as ``(name, "base only" | "candidate only")``.
+    ``failed_suites``: suite -> error message, for suites that could not be prepared on either side.
+    ``machine_time_s``: wall time of every fork run (both versions, confirmations included).
+    """
+
+    source: str  # "revisions" | "variants" | "artifacts" | "runs"
+    base: SideInfo
+    candidate: SideInfo
+    design: Mapping[str, object]
+    benchmarks: tuple[BenchmarkComparison, ...] = ()
+    unmatched: tuple[tuple[str, str], ...] = ()
+    failed_suites: Mapping[str, str] = field(default_factory=dict)
+    created_at: float = 0.0
+    elapsed_s: float = 0.0
+    machine_time_s: float = 0.0
+    machine: Mapping[str, str] = field(default_factory=dict)
+
+    def with_verdict(self, verdict: Verdict) -> tuple[BenchmarkComparison, ...]:
+        return tuple(b for b in self.benchmarks if b.verdict is verdict)
+
+    @property
+    def regressions(self) -> tuple[BenchmarkComparison, ...]:
+        return self.with_verdict(Verdict.SLOWER)
+
+    @property
+    def errors(self) -> tuple[BenchmarkComparison, ...]:
+        return self.with_verdict(Verdict.ERROR)
+
+    @property
+    def incomplete(self) -> bool:
+        """True when some benchmark or suite could not be compared: the gate cannot vouch for it."""
+        return bool(self.errors or self.failed_suites)
+
+    @property
+    def gate(self) -> str:
+        """``"error"`` when something could not be compared, else ``"regression"`` if any benchmark is
+        slower, else ``"pass"`` (the CLI maps these to exit statuses 2, 1, 0)."""
+        if self.incomplete:
+            return "error"
+        return "regression" if self.regressions else "pass"
+
+    def counts(self) -> dict[str, int]:
+        return {v.value: len(self.with_verdict(v)) for v in Verdict if self.with_verdict(v)}

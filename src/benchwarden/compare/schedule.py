@@ -1,0 +1,192 @@
+"""Execution that cancels drift: fork pairs of the two versions, interleaved in randomised order.
+
+Randomised multiple interleaved trials (Abedi & Brecht, "Conducting Repeatable
+Experiments in Highly Variable Cloud Computing Environments", ICPE 2017): the
+session runs in *rounds*; in round ``r`` every benchmark still undecided runs
+one fork of each version, benchmarks in a random order and the two versions of
+each in a random order.  A slow drift of the machine (thermal, a neighbour, a
+cache filling up) then hits both versions alike instead of whichever ran
+second, and each benchmark's forks are spread over the whole session.
+
+Each fork is a fresh process with its warmup decided exactly as in ``run``
+(:func:`benchwarden.runner.engine.run_fork` with the suite's stop policy);
+the number of forks is decided by the comparison itself (:mod:`.sequential`):
+after each round from ``min_pairs`` on, a benchmark whose repeated interval
+settles the verdict stops.
+
+Every fork is stored the moment it ends, in one of two runs (base and
+candidate) created for the session, so a comparison can be re-analysed later
+(``compare --runs BASE_RUN CANDIDATE_RUN``) and an interrupted one keeps its
+forks.  The look decisions are stored as the benchmark's fork decisions.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from benchwarden.compare.analysis import as_look, complete_matrix, compare_forks, judge_look, stop_decision
+from benchwarden.compare.pairing import MatchedBenchmark
+from benchwarden.compare.result import BenchmarkComparison, Look
+from benchwarden.compare.sequential import SequentialDesign
+from benchwarden.compare.settings import CompareSettings
+from benchwarden.model import BenchmarkStatus, ForkResult, ForkStatus, RunStatus, StopDecision
+from benchwarden.runner.engine import PlannedBenchmark, RunInterrupted, _BenchmarkSkipped, run_fork
+from benchwarden.runner.policy import make_policy
+from benchwarden.runner.progress import ProgressListener
+
+ROLES = ("base", "candidate")
+
+
+class CompareInterrupted(RunInterrupted):
+    """The user interrupted a comparison; the forks completed so far are stored in both runs."""
+
+    def __init__(self, base_run_id: int, candidate_run_id: int):
+        super().__init__(base_run_id)
+        self.candidate_run_id = candidate_run_id
+        self.args = (f"comparison interrupted; the completed forks are stored in runs {base_run_id} (base) and "
+                     f"{candidate_run_id} (candidate). Analyse them with: "
+                     f"benchwarden compare --runs {base_run_id} {candidate_run_id}",)
+
+
+class CompareListener(ProgressListener):
+    """Progress of a comparison; the runner's per-fork hooks (iterations, forks) arrive as well."""
+
+    def session_started(self, benchmarks: int, design: SequentialDesign) -> None:
+        pass
+
+    def pair_started(self, key: str, pair: int, order: tuple[str, str]) -> None:
+        pass
+
+    def look_done(self, key: str, look: Look, decision: StopDecision) -> None:
+        pass
+
+    def benchmark_compared(self, result: BenchmarkComparison) -> None:
+        pass
+
+
+@dataclass
+class _BenchmarkState:
+    matched: MatchedBenchmark
+    forks: dict[str, list[ForkResult]] = field(default_factory=lambda: {r: [] for r in ROLES})
+    looks: list[Look] = field(default_factory=list)
+    decisions: list[StopDecision] = field(default_factory=list)
+    order: list[str] = field(default_factory=list)
+    message: str | None = None
+    error: bool = False
+    skipped: bool = False
+    done: bool = False
+    result: BenchmarkComparison | None = None
+
+    @property
+    def key(self) -> str:
+        return self.matched.id.key
+
+    def planned(self, role: str) -> PlannedBenchmark:
+        return self.matched.base if role == "base" else self.matched.candidate
+
+
+class InterleavedSession:
+    """Runs matched benchmarks pair by pair, interleaved and randomised, into two stored runs.
+
+    ``store``: the Store API (save_fork, add_benchmark, finish_benchmark, finish_run).
+    ``seed``: drives the randomised order only (recorded with the comparison; the bootstrap seeds
+    are derived from the benchmark keys, see :mod:`.analysis`).
+    """
+
+    def __init__(self, store, run_ids: tuple[int, int], settings: CompareSettings, seed: int,
+                 listener: CompareListener | None = None, wall: Callable[[], float] = time.time):
+        self.store = store
+        self.run_ids = dict(zip(ROLES, run_ids))
+        self.settings = settings
+        self.design = settings.design()
+        self.rng = np.random.default_rng(seed)
+        self.listener = listener or CompareListener()
+        self.wall = wall
+
+    def run(self, matched: Sequence[MatchedBenchmark]) -> list[BenchmarkComparison]:
+        """Compare every matched benchmark; returns results in the given order. Raises CompareInterrupted."""
+        states = [_BenchmarkState(m) for m in matched]
+        for state in states:
+            for role in ROLES:
+                self.store.add_benchmark(self.run_ids[role], state.planned(role).benchmark)
+        self.listener.session_started(len(states), self.design)
+        try:
+            pair = 0
+            active = list(states)
+            while active:
+                pair += 1
+                for index in self.rng.permutation(len(active)):
+                    self._run_pair(active[int(index)], pair)
+                active = [s for s in active if not s.done]
+        except KeyboardInterrupt:
+            for role in ROLES:
+                self.store.finish_run(self.run_ids[role], RunStatus.INTERRUPTED)
+            raise CompareInterrupted(self.run_ids["base"], self.run_ids["candidate"]) from None
+        return [s.result if s.result is not None else self._result(s) for s in states]
+
+    def _run_pair(self, state: _BenchmarkState, pair: int) -> None:
+        order = tuple(ROLES) if self.rng.random() < 0.5 else tuple(reversed(ROLES))
+        self.listener.pair_started(state.key, pair, order)  # type: ignore[arg-type]
+        state.order.append("".join(role[0] for role in order))
+        for role in order:
+            if not self._run_one_fork(state, role, pair):
+                self._finish(state)
+                return
+        if self.design.is_look(pair):
+            self._look(state, pair)
+
+    def _run_one_fork(self, state: _BenchmarkState, role: str, pair: int) -> bool:
+        """Run and store one fork; False when the benchmark cannot go on (failed or skipped)."""
+        planned = state.planned(role)
+        run_id = self.run_ids[role]
+        bench = planned.benchmark
+        self.listener.fork_started(bench, pair, self.design.max_pairs)
+        try:
+            fork = run_fork(planned.adapter, planned, pair, make_policy(planned.suite.settings.stop),
+                            self.listener, self.wall)
+        except _BenchmarkSkipped as exc:
+            state.skipped, state.message = True, f"skipped: {exc}"
+            return False
+        except KeyboardInterrupt as exc:
+            partial = getattr(exc, "partial_fork", None)
+            if partial is not None and (partial.warmup or partial.measurement):
+                self.store.save_fork(run_id, bench.id, partial)
+            raise
+        self.store.save_fork(run_id, bench.id, fork)
+        self.listener.fork_finished(bench, fork)
+        state.forks[role].append(fork)
+        if fork.status is not ForkStatus.COMPLETE:
+            state.error, state.message = True, f"{role} fork {pair}: {fork.message}"
+            return False
+        return True
+
+    def _look(self, state: _BenchmarkState, pair: int) -> None:
+        base = complete_matrix(state.forks["base"])
+        candidate = complete_matrix(state.forks["candidate"])
+        judgement = judge_look(state.key, base, candidate, self.design.look_confidence(pair), self.settings)
+        look = as_look(pair, judgement)
+        decision = stop_decision(look, self.design)
+        state.looks.append(look)
+        state.decisions.append(decision)
+        self.listener.look_done(state.key, look, decision)
+        if decision.stop:
+            self._finish(state)
+
+    def _finish(self, state: _BenchmarkState) -> None:
+        state.done = True
+        status = BenchmarkStatus.SKIPPED if state.skipped else \
+            BenchmarkStatus.FAILED if state.error else BenchmarkStatus.OK
+        for role in ROLES:
+            self.store.finish_benchmark(self.run_ids[role], state.planned(role).benchmark.id, status,
+                                        state.message, state.decisions)
+        state.result = self._result(state)
+        self.listener.benchmark_compared(state.result)
+
+    def _result(self, state: _BenchmarkState) -> BenchmarkComparison:
+        return compare_forks(state.matched.base.benchmark, state.forks["base"], state.forks["candidate"],
+                             self.design, self.settings, looks=state.looks, order=state.order,
+                             message=state.message, error=state.error, skipped=state.skipped)

@@ -1,0 +1,153 @@
+"""What can be compared: the two *sides* (base and candidate) of a comparison, each a set of suites.
+
+* **revisions** — two git revisions, each checked out into its own cached worktree and built once
+  (:func:`benchwarden.revisions.suite_for_revision`); ``WORKTREE`` is the working tree as it is;
+* **artifacts** — one suite run from two built artifacts: two JMH jars (the suite's ``artifact``
+  replaced, no build), or two Go test binaries (the package's test binary replaced);
+* **variants** — one build run two ways, differing in environment variables or JVM arguments
+  (``--variant-env WORDSTAT_SLOW=1``, ``--variant-jvm-arg -Dwordstat.slow=true``): the overhead of an
+  agent, a JIT flag, a feature switch; applied on top of either of the above;
+* **runs** — two stored runs, analysed without executing anything (:mod:`.analysis`).
+
+Nothing here runs a benchmark; :mod:`.pairing` prepares and lists both sides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from benchwarden.config import Suite
+from benchwarden.environment import git_state
+from benchwarden.errors import UsageError
+from benchwarden.revisions import WORKTREE, suite_for_revision
+
+#: Benchmark.spec key of the Go adapter that names a package's test binary (see adapters/gotest.py)
+GO_BINARY_SPEC_KEY = "binary"
+
+
+@dataclass(frozen=True)
+class Side:
+    """One version: its suites (rooted, built or buildable), how the user named it, and what to record.
+
+    ``spec_overrides``: values replacing keys of every listed benchmark's adapter spec (used for Go test
+    binaries given as artifacts).  ``build_shared_with_base``: the candidate runs the base's build (same
+    files, run-time variant only), so its build is not run a second time.
+    """
+
+    role: str
+    label: str
+    suites: tuple[Suite, ...]
+    commit: str | None = None
+    dirty: bool | None = None
+    description: Mapping[str, object] = field(default_factory=dict)
+    spec_overrides: Mapping[str, str] = field(default_factory=dict)
+    build_shared_with_base: bool = False
+
+
+@dataclass(frozen=True)
+class Sources:
+    kind: str  # "revisions" | "artifacts" | "variants"
+    base: Side
+    candidate: Side
+
+
+def from_revisions(suites: Sequence[Suite], repo: Path, base_ref: str, candidate_ref: str) -> Sources:
+    """Both sides at git revisions (``WORKTREE`` = the working tree); each commit checked out and built once."""
+    return Sources("revisions", _revision_side("base", suites, repo, base_ref),
+                   _revision_side("candidate", suites, repo, candidate_ref))
+
+
+def _revision_side(role: str, suites: Sequence[Suite], repo: Path, ref: str) -> Side:
+    if ref == WORKTREE:
+        return working_tree_side(role, suites, repo)
+    rooted = []
+    commit = None
+    label = ref
+    for suite in suites:
+        at, revision = suite_for_revision(suite, repo, ref)
+        rooted.append(at)
+        commit, label = revision.commit, revision.label
+    return Side(role, label, tuple(rooted), commit=commit, dirty=False,
+                description={"kind": "revision", "ref": ref, "commit": commit})
+
+
+def working_tree_side(role: str, suites: Sequence[Suite], directory: Path) -> Side:
+    """The suites as they are on disk (uncommitted changes included); needs no git repository."""
+    commit, dirty = git_state(directory)
+    label = WORKTREE if commit is None else f"{WORKTREE} ({commit[:10]}{', dirty' if dirty else ''})"
+    return Side(role, label, tuple(suites), commit=commit, dirty=dirty,
+                description={"kind": "revision", "ref": WORKTREE, "commit": commit, "dirty": dirty})
+
+
+def from_artifacts(suites: Sequence[Suite], base_path: Path, candidate_path: Path) -> Sources:
+    """One suite from two built artifacts: JMH jars or Go test binaries (no build runs for a jar)."""
+    if len(suites) != 1:
+        names = ", ".join(s.name for s in suites)
+        raise UsageError(f"--artifacts compares one suite; the selection has {len(suites)} ({names}): "
+                         "choose one with --suite")
+    (suite,) = suites
+    if suite.kind not in ("jmh", "go"):
+        raise UsageError(f"--artifacts needs a jmh suite (jars) or a go suite (test binaries); "
+                         f"suite '{suite.name}' is of kind '{suite.kind}'")
+    sides = []
+    for role, path in (("base", base_path), ("candidate", candidate_path)):
+        path = path.expanduser().resolve()
+        if not path.is_file():
+            raise UsageError(f"--artifacts: {role} artifact {path} does not exist or is not a file")
+        description = {"kind": "artifact", "path": str(path)}
+        if suite.kind == "jmh":
+            ctx = replace(suite.context, artifact=str(path), build=None)
+            sides.append(Side(role, path.name, (replace(suite, context=ctx),), description=description))
+        else:
+            sides.append(Side(role, path.name, (suite,), description=description,
+                              spec_overrides={GO_BINARY_SPEC_KEY: str(path)}))
+    if sides[0].label == sides[1].label:
+        sides = [replace(s, label=str(Path(str(s.description["path"])))) for s in sides]
+    return Sources("artifacts", sides[0], sides[1])
+
+
+def parse_env_assignments(items: Iterable[str], option: str) -> dict[str, str]:
+    """``["K=V", ...]`` -> ``{"K": "V"}``; UsageError naming the option for an item without ``=``."""
+    env = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"{option} expects NAME=VALUE, got {item!r}")
+        env[name.strip()] = value
+    return env
+
+
+def with_variant(side: Side, env: Mapping[str, str], jvm_args: Sequence[str]) -> Side:
+    """The side run with extra environment variables and JVM arguments (JMH suites only for JVM args)."""
+    if not env and not jvm_args:
+        return side
+    if jvm_args:
+        other = [s.name for s in side.suites if s.kind != "jmh"]
+        if other:
+            raise UsageError(f"JVM arguments apply to jmh suites only; suite(s) {', '.join(other)} are not "
+                             "(select suites with --suite)")
+    suites = tuple(replace(s, context=replace(s.context, env={**s.context.env, **env},
+                                                jvm_args=(*s.context.jvm_args, *jvm_args)))
+                   for s in side.suites)
+    extra = [f"{k}={v}" for k, v in env.items()] + list(jvm_args)
+    description = {**side.description, "variant": {"env": dict(env), "jvm_args": list(jvm_args)}}
+    return replace(side, suites=suites, label=f"{side.label} + {' '.join(extra)}", description=description)
+
+
+def with_variants(sources: Sources, *, candidate_env: Mapping[str, str] | None = None,
+                  candidate_jvm_args: Sequence[str] = (), base_env: Mapping[str, str] | None = None,
+                  base_jvm_args: Sequence[str] = ()) -> Sources:
+    """Apply run-time variants to either side.  When both sides are the same files (same suite roots),
+    the candidate shares the base's build, and the kind becomes ``"variants"``."""
+    base = with_variant(sources.base, base_env or {}, base_jvm_args)
+    candidate = with_variant(sources.candidate, candidate_env or {}, candidate_jvm_args)
+    if base is sources.base and candidate is sources.candidate:
+        return sources
+    same_files = [s.context.root for s in base.suites] == [s.context.root for s in candidate.suites] and \
+        sources.kind == "revisions"
+    if same_files:
+        candidate = replace(candidate, build_shared_with_base=True)
+    kind = "variants" if same_files else sources.kind
+    return Sources(kind, base, candidate)

@@ -1,0 +1,112 @@
+"""``compare --runs A B``: two stored runs analysed without executing anything.
+
+Benchmarks are paired by suite and key.  When both runs come from one
+comparison session (their ``config["compare"]["session"]`` agree), the
+session's sequential design is used again — so re-analysis gives the verdict
+the session gave — and the look trail is rebuilt from the stored fork
+decisions.  Otherwise the runs are treated as a fixed sample: one look, at
+the configured confidence, with however many forks each benchmark has.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from benchwarden.compare.analysis import compare_forks
+from benchwarden.compare.result import BenchmarkComparison, Comparison, Look, SideInfo
+from benchwarden.compare.sequential import SequentialDesign
+from benchwarden.compare.settings import CompareSettings
+from benchwarden.compare.verdict import Verdict
+from benchwarden.model import BenchmarkResult, BenchmarkStatus, RunData, StopDecision
+
+
+def compare_runs(base: RunData, candidate: RunData, settings: CompareSettings) -> Comparison:
+    """Compare two loaded runs benchmark by benchmark (no statistics beyond the verdict's)."""
+    session = _same_session(base, candidate)
+    stored_design = _design_from(session) if session else None
+    by_key = {str(r.benchmark.id): r for r in candidate.results}
+    results: list[BenchmarkComparison] = []
+    unmatched: list[tuple[str, str]] = []
+    for b in base.results:
+        c = by_key.get(str(b.benchmark.id))
+        if c is None:
+            unmatched.append((str(b.benchmark.id), "base only"))
+            continue
+        results.append(_compare_pair(b, c, stored_design, settings))
+    base_ids = {str(r.benchmark.id) for r in base.results}
+    unmatched += [(str(r.benchmark.id), "candidate only") for r in candidate.results
+                  if str(r.benchmark.id) not in base_ids]
+    design = stored_design.to_dict() if stored_design else {"fixed_sample": True, "confidence": settings.confidence}
+    return Comparison(
+        source="runs", base=_side(base, "base"), candidate=_side(candidate, "candidate"),
+        design={**design, "rank_alpha": settings.rank_alpha, "min_change": settings.min_change,
+                "noise_floor": settings.noise_floor, **({"session": session["session"]} if session else {})},
+        benchmarks=tuple(results), unmatched=tuple(unmatched), created_at=max(base.meta.created_at,
+                                                                            candidate.meta.created_at),
+        machine_time_s=sum(r.time_s for r in results), machine=dict(candidate.meta.machine))
+
+
+def _compare_pair(base: BenchmarkResult, candidate: BenchmarkResult, stored_design: SequentialDesign | None,
+                  settings: CompareSettings) -> BenchmarkComparison:
+    failed = [f"{role}: {r.message or 'failed'}" for role, r in (("base", base), ("candidate", candidate))
+              if r.status is BenchmarkStatus.FAILED]
+    skipped = [f"{role}: {r.message or 'skipped'}" for role, r in (("base", base), ("candidate", candidate))
+               if r.status is BenchmarkStatus.SKIPPED]
+    design = stored_design or _fixed_design(base, candidate, settings)
+    looks = _looks_from(base.fork_decisions, design) if stored_design else ()
+    return compare_forks(base.benchmark, base.forks, candidate.forks, design, settings, looks=looks,
+                         message="; ".join(failed + skipped) or None, error=bool(failed),
+                         skipped=bool(skipped) and not failed)
+
+
+def _fixed_design(base: BenchmarkResult, candidate: BenchmarkResult, settings: CompareSettings) -> SequentialDesign:
+    pairs = max(2, min(len(base.measurement_matrix()), len(candidate.measurement_matrix())))
+    return SequentialDesign(confidence=settings.confidence, min_pairs=pairs, max_pairs=pairs, spending="none")
+
+
+def _same_session(base: RunData, candidate: RunData) -> Mapping[str, Any] | None:
+    a = _compare_meta(base)
+    b = _compare_meta(candidate)
+    if a and b and a.get("session") == b.get("session") and a.get("round") == b.get("round") and \
+            a.get("role") == "base" and b.get("role") == "candidate":
+        return a
+    return None
+
+
+def _compare_meta(run: RunData) -> Mapping[str, Any] | None:
+    value = run.meta.config.get("compare") if isinstance(run.meta.config, Mapping) else None
+    return value if isinstance(value, Mapping) else None
+
+
+def _design_from(session: Mapping[str, Any]) -> SequentialDesign | None:
+    design = session.get("design")
+    if not isinstance(design, Mapping):
+        return None
+    try:
+        return SequentialDesign(confidence=float(design["confidence"]), min_pairs=int(design["min_pairs"]),
+                                max_pairs=int(design["max_pairs"]), spending=str(design["spending"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _looks_from(decisions: Sequence[StopDecision], design: SequentialDesign) -> tuple[Look, ...]:
+    looks = []
+    for index, d in enumerate(decisions):
+        v = d.values
+        if not {"ratio", "low", "high", "confidence", "p_value", "threshold"} <= set(v):
+            continue
+        verdict = Verdict(d.reason.removeprefix("settled-")) if d.reason.startswith("settled-") else \
+            Verdict.INCONCLUSIVE
+        looks.append(Look(pairs=design.min_pairs + index, confidence=v["confidence"], ratio=v["ratio"],
+                          low=v["low"], high=v["high"], p_value=v["p_value"], threshold=v["threshold"],
+                          verdict=verdict))
+    return tuple(looks)
+
+
+def _side(run: RunData, role: str) -> SideInfo:
+    meta = _compare_meta(run)
+    label = f"run {run.id}"
+    if run.meta.label:
+        label += f" ({run.meta.label})"
+    return SideInfo(role=role, label=label, commit=run.meta.commit, run_id=run.id,
+                    description={"kind": "run", **({"side": dict(meta.get("side", {}))} if meta else {})})
