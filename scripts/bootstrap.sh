@@ -28,3 +28,11 @@ fi
 for tool in java mvn go; do
   command -v "$tool" >/dev/null 2>&1 || echo "bootstrap: warning: '$tool' not found; suites and tests that need it will be skipped or fail with a clear message" >&2
 done
+# A real headless browser for the HTML report test (Debian's chromium): installed when missing and we are root;
+# skipped quietly otherwise (that test then skips with its reason). Fast when already present.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "bootstrap: installing chromium (headless browser for the HTML report test)" >&2
+  { DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+      && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1; } \
+    || echo "bootstrap: warning: could not install chromium; the browser test will be skipped" >&2
+fi

@@ -31,6 +31,7 @@ def cli() -> None:
 
 def _register() -> None:
     from benchwarden.cli.audit import audit_command
+    from benchwarden.cli.compare import compare_command
     from benchwarden.cli.init import init_command
     from benchwarden.cli.replay import replay_command
     from benchwarden.cli.results import export_command, import_command, runs_command
@@ -38,7 +39,7 @@ def _register() -> None:
     from benchwarden.cli.show import show_command
 
     for command in (init_command, run_command, show_command, runs_command, export_command, import_command,
-                    audit_command, replay_command):
+                    audit_command, replay_command, compare_command):
         cli.add_command(command)
 
 

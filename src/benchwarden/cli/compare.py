@@ -1,0 +1,270 @@
+"""`benchwarden compare BASE [CANDIDATE]`: did the change make anything slower?
+
+Thin: resolves what is compared (revisions by default, ``--runs``, ``--artifacts``, run-time
+variants), the ``[compare]`` settings with command-line overrides, runs the session
+(:mod:`benchwarden.compare.session`) or the stored-run analysis, and writes the outputs.
+Exit status: 0 no regression, 1 regression, 2 usage or execution error (including a benchmark
+that could not be compared — the gate cannot vouch for what it did not measure).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import click
+from pydantic import ValidationError
+
+from benchwarden.cli.common import ExitStatus, Invocation, common_options
+from benchwarden.cli.store_access import store_url_for
+from benchwarden.compare.result import BenchmarkComparison, Comparison, Look
+from benchwarden.compare.schedule import CompareListener
+from benchwarden.compare.sequential import SequentialDesign
+from benchwarden.compare.session import SessionOptions, run_comparison
+from benchwarden.compare.settings import CompareSettings
+from benchwarden.compare.sources import Sources, from_artifacts, from_revisions, parse_env_assignments, with_variants
+from benchwarden.compare.stored import compare_runs
+from benchwarden.config import Config, Suite, find_config, load_config
+from benchwarden.errors import ConfigError, UsageError
+from benchwarden.model import ForkResult, StopDecision
+from benchwarden.report.comparison_table import comparison_table, fmt_interval, fmt_p, fmt_ratio
+from benchwarden.report.json_export import comparison_to_dict
+from benchwarden.report.junit_compare import comparison_junit
+from benchwarden.report.markdown import comparison_markdown
+from benchwarden.report.table import fmt_number, to_rich
+from benchwarden.revisions import WORKTREE
+from benchwarden.store import open_store
+from benchwarden.units import format_duration, from_ns_per_op, parse_duration_s
+
+
+def _duration(ctx, param, value):
+    if value is None:
+        return None
+    try:
+        return parse_duration_s(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+@click.command("compare")
+@common_options
+@click.argument("base", required=False)
+@click.argument("candidate", required=False)
+@click.option("--runs", is_flag=True, help="BASE and CANDIDATE are stored runs (id, latest, latest~N): analyse them, "
+              "run nothing.")
+@click.option("--artifacts", is_flag=True, help="BASE and CANDIDATE are two built artifacts of one suite: JMH jars "
+              "or Go test binaries.")
+@click.option("--variant-env", multiple=True, metavar="NAME=VALUE",
+              help="Run the candidate with this environment variable (repeatable); BASE/CANDIDATE may be omitted.")
+@click.option("--variant-jvm-arg", multiple=True, metavar="ARG",
+              help="Run the candidate with this JVM argument, e.g. -Dwordstat.slow=true (repeatable; jmh suites).")
+@click.option("--base-env", multiple=True, metavar="NAME=VALUE", help="Run the base with this environment variable.")
+@click.option("--base-jvm-arg", multiple=True, metavar="ARG", help="Run the base with this JVM argument.")
+@click.option("--min-change", metavar="FRACTION", help="Minimum practical change, e.g. 2% or 0.02 (default: "
+              "[compare] min_change, else 2%).")
+@click.option("--confidence", type=float, help="Simultaneous confidence of the repeated intervals (default 0.95).")
+@click.option("--min-forks", type=click.IntRange(min=2), help="Fork pairs before the first look (default 4).")
+@click.option("--max-forks", type=click.IntRange(min=2), help="Fork pairs at most per benchmark (default 10).")
+@click.option("--confirm", type=click.IntRange(0, 10), help="Re-measure regressions N times before failing.")
+@click.option("--seed", type=int, help="Seed of the randomised fork order (default: random, recorded).")
+@click.option("--warmup", type=click.IntRange(min=0), help="Warmup iterations per fork (sets min = max).")
+@click.option("--iterations", type=click.IntRange(min=1), help="Measurement iterations per fork.")
+@click.option("--iteration-time", callback=_duration, metavar="DURATION", help="Time per iteration, e.g. 100ms.")
+@click.option("--markdown", "markdown_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write a PR-comment Markdown summary here.")
+@click.option("--junit", "junit_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write JUnit XML here (one case per benchmark; a regression is a failure).")
+@click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the HTML report here (default: .benchwarden/reports/ next to the config).")
+@click.option("--label", help="A label stored with both runs.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines; only the final table.")
+def compare_command(inv: Invocation, base, candidate, runs, artifacts, variant_env, variant_jvm_arg, base_env,
+                    base_jvm_arg, min_change, confidence, min_forks, max_forks, confirm, seed, warmup, iterations,
+                    iteration_time, markdown_path, junit_path, html_path, label, quiet) -> int:
+    """Compare two versions benchmark by benchmark: faster, slower, unchanged or inconclusive.
+
+    BASE and CANDIDATE are git revisions by default (CANDIDATE defaults to the working tree,
+    WORKTREE). Forks of the two versions run interleaved in random order; each benchmark gets fork
+    pairs until its verdict is settled or --max-forks is reached. Both versions' forks are stored
+    (two runs), so `compare --runs` can analyse them again later.
+    """
+    if runs and artifacts:
+        raise UsageError("--runs and --artifacts exclude each other")
+    config = _config(inv, required=not runs)
+    settings = _settings(config, min_change=min_change, confidence=confidence, min_forks=min_forks,
+                         max_forks=max_forks, confirm=confirm)
+    for warning in settings.warnings():
+        inv.err_console.print(f"warning: {warning}", markup=False, highlight=False)
+    store = open_store(store_url_for(inv))
+    try:
+        if runs:
+            if variant_env or variant_jvm_arg or base_env or base_jvm_arg:
+                raise UsageError("--runs analyses stored runs; variants cannot be applied to them")
+            comparison = _compare_stored(store, base, candidate, settings)
+        else:
+            assert config is not None
+            suites = [_override(s, warmup, iterations, iteration_time) for s in config.select(inv.suite)]
+            sources = _sources(config, suites, base, candidate, artifacts, variant_env, variant_jvm_arg, base_env,
+                               base_jvm_arg)
+            listener = CompareListener() if quiet else _ProgressLines(inv)
+            options = SessionOptions(settings=settings, cli_filter=inv.filter, seed=seed, label=label)
+            comparison = run_comparison(sources, store, options, listener=listener)
+    finally:
+        store.close()
+    report_path = html_path or _default_report_path(config, comparison)
+    _write_outputs(comparison, markdown_path, junit_path, report_path)
+    _print(inv, comparison, report_path)
+    return {"pass": ExitStatus.OK, "regression": ExitStatus.REGRESSION, "error": ExitStatus.ERROR}[comparison.gate]
+
+
+def _config(inv: Invocation, required: bool) -> Config | None:
+    if required or inv.config_path is not None:
+        return load_config(inv.config_path)
+    try:
+        find_config()
+    except ConfigError:
+        return None
+    return load_config()
+
+
+def _settings(config: Config | None, **overrides) -> CompareSettings:
+    base = config.section("compare", CompareSettings) if config is not None else CompareSettings()
+    given = {k: v for k, v in overrides.items() if v is not None}
+    if not given:
+        return base  # type: ignore[return-value]
+    try:
+        return CompareSettings.model_validate({**base.model_dump(), **given})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        option = "--" + str(first["loc"][0]).replace("_", "-") if first["loc"] else "options"
+        raise UsageError(f"{option}: {first['msg'].removeprefix('Value error, ')}") from None
+
+
+def _override(suite: Suite, warmup, iterations, iteration_time) -> Suite:
+    s = suite.settings
+    if warmup is not None:
+        s = replace(s, warmup_min=warmup, warmup_max=warmup)
+    if iterations is not None:
+        s = replace(s, iterations=iterations)
+    if iteration_time is not None:
+        s = replace(s, iteration_time_s=iteration_time)
+    return replace(suite, settings=s)
+
+
+def _sources(config: Config, suites: list[Suite], base, candidate, artifacts, variant_env, variant_jvm_arg,
+             base_env, base_jvm_arg) -> Sources:
+    variants = bool(variant_env or variant_jvm_arg or base_env or base_jvm_arg)
+    if artifacts:
+        if not (base and candidate):
+            raise UsageError("--artifacts needs BASE and CANDIDATE: the paths of two built artifacts")
+        sources = from_artifacts(suites, Path(base), Path(candidate))
+    else:
+        if base is None and not variants:
+            raise UsageError("nothing to compare: give BASE [CANDIDATE] revisions, --runs A B, --artifacts A B, "
+                             "or a variant (--variant-env NAME=VALUE, --variant-jvm-arg ARG)")
+        base_ref = base or WORKTREE
+        candidate_ref = candidate or (base_ref if variants else WORKTREE)
+        sources = from_revisions(suites, config.root, base_ref, candidate_ref)
+    return with_variants(sources, candidate_env=parse_env_assignments(variant_env, "--variant-env"),
+                         candidate_jvm_args=tuple(variant_jvm_arg),
+                         base_env=parse_env_assignments(base_env, "--base-env"), base_jvm_args=tuple(base_jvm_arg))
+
+
+def _compare_stored(store, base, candidate, settings: CompareSettings) -> Comparison:
+    if not (base and candidate):
+        raise UsageError("--runs needs BASE and CANDIDATE: two stored runs (ids, latest, latest~N)")
+    base_run = store.load_run(store.resolve_run(base))
+    candidate_run = store.load_run(store.resolve_run(candidate))
+    return compare_runs(base_run, candidate_run, settings)
+
+
+def _default_report_path(config: Config | None, comparison: Comparison) -> Path:
+    root = config.root if config is not None else Path.cwd()
+    ids = f"{comparison.base.run_id}-{comparison.candidate.run_id}"
+    return root / ".benchwarden" / "reports" / f"compare-{ids}.html"
+
+
+def _write_outputs(comparison: Comparison, markdown_path: Path | None, junit_path: Path | None,
+                   html_path: Path) -> None:
+    from benchwarden.report.html import comparison_html  # matplotlib: imported only when a report is written
+
+    for path, render in ((markdown_path, comparison_markdown), (junit_path, comparison_junit),
+                         (html_path, comparison_html)):
+        if path is None:
+            continue
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(render(comparison))
+        except OSError as exc:
+            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _print(inv: Invocation, c: Comparison, report_path: Path) -> None:
+    if inv.json:
+        inv.emit_json({**comparison_to_dict(c), "report": str(report_path)})
+    console = inv.console
+    title = f"compare: base {c.base.label} vs candidate {c.candidate.label}"
+    if c.benchmarks:
+        console.print(to_rich(comparison_table(c.benchmarks, title=title)))
+    design = c.design
+    if design.get("fixed_sample"):
+        console.print(f"CI: {float(design['confidence']):.0%} confidence interval of the time ratio candidate/base "
+                      "(fixed sample of two stored runs).", style="dim", markup=False)
+    else:
+        console.print(f"CI: {float(design['confidence']):.0%} repeated confidence intervals of the time ratio "
+                      f"candidate/base (simultaneous over all looks, {design.get('spending')} alpha spending); "
+                      "p: Mann-Whitney on fork means.", style="dim", markup=False)
+    for r in c.benchmarks:
+        if r.message:
+            console.print(f"✗ {r.name}: {r.message}", style="red", markup=False, highlight=False)
+    for suite, message in c.failed_suites.items():
+        console.print(f"error: suite {suite}: {message}", style="red", markup=False, highlight=False)
+    for name, where in c.unmatched:
+        console.print(f"note: {name}: {where}, not compared", markup=False, highlight=False)
+    counts = ", ".join(f"{n} {v}" for v, n in c.counts().items()) or "nothing compared"
+    runs = f"runs {c.base.run_id} (base), {c.candidate.run_id} (candidate)"
+    console.print(f"{counts}; {runs}; forks took {format_duration(c.machine_time_s)}"
+                  + (f", wall {format_duration(c.elapsed_s)}" if c.elapsed_s else ""), markup=False)
+    console.print(f"report: {report_path}", markup=False, highlight=False)
+
+
+class _ProgressLines(CompareListener):
+    """One line per fork pair and per look, on stderr."""
+
+    def __init__(self, inv: Invocation):
+        self.console = inv.err_console
+        self.pair_forks: dict[str, list[ForkResult]] = {}
+        self.orders: dict[str, tuple[str, str]] = {}
+
+    def session_started(self, benchmarks: int, design: SequentialDesign) -> None:
+        self.console.print(f"comparing {benchmarks} benchmark(s): fork pairs interleaved in random order, "
+                           f"{design.min_pairs}–{design.max_pairs} pairs each", markup=False)
+
+    def pair_started(self, key: str, pair: int, order: tuple[str, str]) -> None:
+        self.pair_forks[key] = []
+        self.orders[key] = order
+
+    def fork_finished(self, benchmark, fork: ForkResult) -> None:
+        key = benchmark.id.key
+        forks = self.pair_forks.setdefault(key, [])
+        forks.append(fork)
+        if len(forks) == 2:
+            parts = [f"{role} {self._fork_text(f, benchmark.unit)}" for role, f in zip(self.orders[key], forks)]
+            self.console.print(f"  {key}  pair {fork.index}: {parts[0]}, then {parts[1]}", markup=False,
+                               highlight=False)
+
+    def _fork_text(self, fork: ForkResult, unit: str) -> str:
+        if not fork.measurement:
+            return "failed"
+        mean = sum(fork.measurement_ns) / len(fork.measurement_ns)
+        return f"{fmt_number(from_ns_per_op(mean, unit))} {unit}"
+
+    def look_done(self, key: str, look: Look, decision: StopDecision) -> None:
+        action = "stop" if decision.stop else "continue"
+        self.console.print(f"  {key}  look at {look.pairs} pairs: ratio {fmt_ratio(look.ratio)} "
+                           f"{fmt_interval(look.low, look.high)} at {look.confidence:.1%}, p {fmt_p(look.p_value)}"
+                           f" → {look.verdict.value} ({action})", markup=False, highlight=False)
+
+    def benchmark_compared(self, result: BenchmarkComparison) -> None:
+        self.console.print(f"{result.name}: {result.verdict.value}", markup=False, highlight=False,
+                           style="bold red" if result.verdict.value == "slower" else None)

@@ -1,0 +1,54 @@
+"""JSON export of a comparison (format ``benchwarden-comparison``, version 1): ``compare --json``.
+
+Everything the verdicts were decided from is included — ratios and intervals, p-values,
+thresholds, the look trail, the fork-level measurements (ns/op) — so another tool can
+re-plot or re-judge without the store.  Non-finite numbers (an unbounded interval end) become
+``null``, keeping the output strict JSON.  The same document is embedded in the HTML report.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from benchwarden.compare.result import BenchmarkComparison, Comparison
+
+FORMAT = "benchwarden-comparison"
+VERSION = 1
+
+
+def _finite(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else value
+
+
+def benchmark_to_dict(r: BenchmarkComparison) -> dict[str, Any]:
+    return {
+        "suite": r.suite, "benchmark": r.key, "mode": r.mode, "unit": r.unit, "direction": r.direction.value,
+        "verdict": r.verdict.value, "ratio": _finite(r.ratio), "ci": [_finite(r.ci_low), _finite(r.ci_high)]
+        if r.ci_low is not None else None, "confidence": r.confidence, "change": _finite(r.display_change()),
+        "p_value": r.p_value, "threshold": r.threshold, "noise_floor": r.noise_floor, "min_change": r.min_change,
+        "forks": {"base": len(r.base_ns), "candidate": len(r.candidate_ns)}, "order": list(r.order),
+        "time_s": round(r.time_s, 3), "confirmations": [v.value for v in r.confirmations],
+        "message": r.message, "warnings": list(r.warnings),
+        "looks": [{k: (_finite(v) if isinstance(v, float) else v) for k, v in look.to_dict().items()}
+                  for look in r.looks],
+        "measurements_ns": {"base": [list(f) for f in r.base_ns], "candidate": [list(f) for f in r.candidate_ns]},
+    }
+
+
+def comparison_to_dict(c: Comparison) -> dict[str, Any]:
+    return {
+        "format": FORMAT, "version": VERSION, "source": c.source, "gate": c.gate,
+        "base": c.base.to_dict(), "candidate": c.candidate.to_dict(), "design": dict(c.design),
+        "counts": c.counts(), "created_at": c.created_at, "elapsed_s": round(c.elapsed_s, 3),
+        "machine_time_s": round(c.machine_time_s, 3), "machine": dict(c.machine),
+        "benchmarks": [benchmark_to_dict(r) for r in c.benchmarks],
+        "unmatched": [{"benchmark": name, "where": where} for name, where in c.unmatched],
+        "failed_suites": dict(c.failed_suites),
+    }
+
+
+def comparison_json(c: Comparison, indent: int | None = 2) -> bytes:
+    """The comparison as UTF-8 JSON bytes (strict: no NaN/Infinity)."""
+    return (json.dumps(comparison_to_dict(c), indent=indent, allow_nan=False, ensure_ascii=False) + "\n").encode()

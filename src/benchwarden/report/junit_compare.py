@@ -1,0 +1,43 @@
+"""A comparison as JUnit XML (through :func:`benchwarden.report.junit.junit_xml`): one case per benchmark.
+
+slower → ``<failure>``; error (a fork failed) → ``<error>``; inconclusive, skipped and
+benchmarks present in one version only → ``<skipped>`` with the reason; unchanged and faster pass.
+A suite that could not be prepared is one ``<error>`` case, so a CI dashboard never shows green
+for something that was not measured.
+"""
+
+from __future__ import annotations
+
+from benchwarden.compare.result import BenchmarkComparison, Comparison
+from benchwarden.compare.verdict import Verdict
+from benchwarden.report.comparison_table import fmt_change, fmt_interval, fmt_p, fmt_ratio, fmt_threshold
+from benchwarden.report.junit import JUnitCase, Outcome, junit_xml
+
+_OUTCOME: dict[Verdict, Outcome] = {
+    Verdict.SLOWER: "failure", Verdict.ERROR: "error", Verdict.INCONCLUSIVE: "skipped", Verdict.SKIPPED: "skipped",
+    Verdict.UNCHANGED: "passed", Verdict.FASTER: "passed",
+}
+
+
+def _summary(r: BenchmarkComparison) -> str:
+    if r.ratio is None:
+        return f"{r.verdict.value}: {r.message or 'no data'}"
+    return (f"{r.verdict.value}: ratio {fmt_ratio(r.ratio)} {fmt_interval(r.ci_low, r.ci_high)} "
+            f"({fmt_change(r)}), p = {fmt_p(r.p_value)}, threshold {fmt_threshold(r.threshold)}, "
+            f"{len(r.base_ns)}+{len(r.candidate_ns)} forks")
+
+
+def _case(r: BenchmarkComparison) -> JUnitCase:
+    extra = [r.message] if r.message and r.ratio is not None else []
+    details = "\n".join([_summary(r), *r.warnings, *extra])
+    return JUnitCase(name=r.key, classname=r.suite, outcome=_OUTCOME[r.verdict], message=_summary(r),
+                     details=details, time_s=r.time_s)
+
+
+def comparison_junit(c: Comparison, suite_name: str = "benchwarden compare") -> bytes:
+    cases = [_case(r) for r in c.benchmarks]
+    cases += [JUnitCase(name="(prepare)", classname=suite, outcome="error", message=message.splitlines()[0],
+                        details=message) for suite, message in c.failed_suites.items()]
+    cases += [JUnitCase(name=name, classname="(unmatched)", outcome="skipped", message=f"{where}: not compared")
+              for name, where in c.unmatched]
+    return junit_xml(f"{suite_name}: {c.base.label} vs {c.candidate.label}", cases)

@@ -1,0 +1,88 @@
+"""Markdown for a pull-request comment: quiet and decision-oriented.
+
+The headline says what happened; regressions and improvements come first in their own tables;
+errors next; everything else (unchanged, inconclusive, skipped) is collapsed in a
+``<details>`` block, so a PR where nothing changed gets a one-line comment with a fold.
+Benchmark names are user data: HTML-escaped and Markdown-escaped, so a name such as
+``<script>`` or ``a|b`` cannot break the table or inject markup.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Sequence
+
+from benchwarden.compare.result import BenchmarkComparison, Comparison
+from benchwarden.compare.verdict import Verdict
+from benchwarden.report.comparison_table import comparison_table
+from benchwarden.report.table import to_markdown
+from benchwarden.units import format_duration
+
+# Markdown specials as numeric character references: no backslashes, so the table renderer's own
+# escaping (it doubles backslashes) cannot undo them.  Kept readable where GFM cannot misread: an
+# underscore inside a word never starts emphasis (WORDSTAT_SLOW), and brackets only make a link or
+# image when "]" is followed by "(", "[" or ":" (tokenize[size=1000] stays as it is).
+_MD_SPECIAL = re.compile(r"[\\`*~]|\](?=[(\[:])|(?<!\w)_|_(?!\w)")
+
+
+def md_text(text: str) -> str:
+    """Escape user text for Markdown prose and table cells: HTML special characters, then Markdown ones."""
+    return _MD_SPECIAL.sub(lambda m: f"&#{ord(m.group(0))};", html.escape(text, quote=False))
+
+
+def _section(title: str, results: Sequence[BenchmarkComparison]) -> str:
+    return f"#### {title}\n\n{to_markdown(comparison_table(results, escape=md_text))}"
+
+
+def _headline(c: Comparison) -> str:
+    counts = c.counts()
+    parts = [f"{counts[v.value]} {v.value}" for v in (Verdict.SLOWER, Verdict.FASTER, Verdict.ERROR,
+                                                     Verdict.INCONCLUSIVE, Verdict.UNCHANGED, Verdict.SKIPPED)
+             if v.value in counts]
+    icon = {"regression": "🔴", "error": "⚠️", "pass": "🟢"}[c.gate]
+    return f"### {icon} benchwarden compare: {', '.join(parts) or 'no benchmarks'}"
+
+
+def _design_line(c: Comparison) -> str:
+    d = c.design
+    confidence = d.get("confidence")
+    bits = []
+    if isinstance(confidence, float):
+        kind = "fixed-sample" if d.get("fixed_sample") else "repeated (sequential)"
+        bits.append(f"{confidence:.0%} {kind} confidence intervals")
+    if isinstance(d.get("min_change"), float):
+        bits.append(f"threshold ≥ {d['min_change']:.0%} or the benchmark's noise floor")
+    bits.append(f"{format_duration(c.machine_time_s)} of forks")
+    return (f"**base** {md_text(c.base.label)} → **candidate** {md_text(c.candidate.label)}  \n"
+            + " · ".join(bits))
+
+
+def comparison_markdown(c: Comparison) -> bytes:
+    """The PR comment as UTF-8 Markdown bytes."""
+    out = [_headline(c), "", _design_line(c), ""]
+    slower, faster, errors = c.with_verdict(Verdict.SLOWER), c.with_verdict(Verdict.FASTER), c.errors
+    if slower:
+        out.append(_section("Regressions", slower))
+    if faster:
+        out.append(_section("Improvements", faster))
+    if errors:
+        out.append(_section("Errors", errors))
+        out += [f"- {md_text(r.name)}: {md_text(r.message or 'failed')}" for r in errors] + [""]
+    if not (slower or faster or errors):
+        out += ["No benchmark changed beyond its threshold.", ""]
+    rest = [r for r in c.benchmarks if r.verdict in (Verdict.UNCHANGED, Verdict.INCONCLUSIVE, Verdict.SKIPPED)]
+    if rest:
+        counts = ", ".join(f"{n} {v}" for v, n in c.counts().items()
+                           if v in ("unchanged", "inconclusive", "skipped"))
+        out += [f"<details><summary>{counts}</summary>", "", to_markdown(comparison_table(rest, escape=md_text)),
+                "</details>", ""]
+    for suite, message in c.failed_suites.items():
+        out.append(f"- ⚠️ suite {md_text(suite)} could not be prepared: {md_text(message.splitlines()[0])}")
+    for name, where in c.unmatched:
+        out.append(f"- {md_text(name)}: {where}, not compared")
+    if c.failed_suites or c.unmatched:
+        out.append("")
+    out.append("<sub>ratio = candidate / base time per operation (> 1 = slower); "
+               "change in the benchmark's own unit.</sub>")
+    return ("\n".join(out) + "\n").encode()
