@@ -2,6 +2,7 @@ package wordstat.bench;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import io.benchwarden.spl.SPL;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
@@ -29,7 +30,9 @@ public class TokenizeBench {
         text = Corpus.text(size);
     }
 
+    /** Linear scaling, checked by {@code benchwarden check}: 1000 words cost at most 12 times 100 words. */
     @Benchmark
+    @SPL("SELF(1000) <= 12 * SELF(100)")
     public List<String> tokenize() {
         return WordStat.tokenize(text);
     }
