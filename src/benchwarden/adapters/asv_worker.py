@@ -34,12 +34,17 @@ is imported the worker moves that descriptor aside and points descriptor 1
 or from C, ends up on stderr and can never be mistaken for a result.
 
 Exit status: 0 done (or skipped), 1 the benchmark or its setup failed, 2 bad
-arguments or the benchmark could not be found.
+arguments or the benchmark could not be found (or ``BENCHWARDEN_INJECT`` is malformed).
+
+For ``benchwarden assess`` the ``run`` command honours ``BENCHWARDEN_INJECT``: a slowdown injected into
+one function, or call counting for the public functions of given modules (see "injection" below).
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
+import functools
 import gc
 import importlib
 import inspect
@@ -48,7 +53,9 @@ import json
 import os
 import pkgutil
 import re
+import signal
 import sys
+import threading
 import time
 import traceback
 
@@ -372,6 +379,296 @@ def run_benchmark(channel, target, iteration_time_s, max_iterations):
     target.teardown()
 
 
+# --------------------------------------------------------------------------- injection (benchwarden assess)
+#
+# With BENCHWARDEN_INJECT set (JSON, protocol version 1), the worker -- or any interpreter that runs
+# install_injection_from_env(), e.g. through the sitecustomize.py benchwarden writes for tracing a test
+# command -- changes functions of the user's modules as they are imported:
+#
+#   {"v":1,"mode":"slowdown","target":"wordstat:tokenize","factor":0.5,"report":"/path/report.jsonl"}
+#       every outermost call of the target (per thread) busy-waits factor x its own elapsed time, so
+#       the function takes (1+factor) times as long; nested and recursive calls of it add nothing.
+#       "module:function" or "module:Class.method" (static and class methods included).
+#   {"v":1,"mode":"trace","modules":["wordstat"],"out":"/path/dir"}
+#       counts the calls of every public function and public method of public classes defined in the
+#       listed modules (and their submodules); written as JSON lines {"v":1,"method":"m:f","calls":n}
+#       to <out>/trace-<pid>.jsonl at exit (atexit, and on SIGTERM, which benchwarden uses to stop forks).
+#
+# Functions are wrapped right after their module has executed and before any importer sees it, so
+# "from wordstat import tokenize" and the module's own calls through its globals both get the wrapper.
+
+INJECT_ENV = "BENCHWARDEN_INJECT"
+INJECT_VERSION = 1
+
+
+class InjectionError(Exception):
+    """BENCHWARDEN_INJECT is malformed or names nothing that exists."""
+
+
+def install_injection_from_env(environ=None):
+    """Install the slowdown or trace hook that ``BENCHWARDEN_INJECT`` asks for; no-op when unset."""
+    text = (os.environ if environ is None else environ).get(INJECT_ENV)
+    if not text:
+        return None
+    try:
+        spec = json.loads(text)
+    except ValueError as exc:
+        raise InjectionError("{} is not JSON: {}".format(INJECT_ENV, exc))
+    if not isinstance(spec, dict) or spec.get("v") != INJECT_VERSION:
+        raise InjectionError("{} must be an object with \"v\": {}, got {!r}".format(INJECT_ENV, INJECT_VERSION, text))
+    mode = spec.get("mode")
+    if mode == "slowdown":
+        hook = SlowdownHook(str(spec.get("target", "")), spec.get("factor"), spec.get("report"))
+    elif mode == "trace":
+        hook = TraceHook(spec.get("modules"), spec.get("out"))
+    else:
+        raise InjectionError("{}: mode must be 'slowdown' or 'trace', got {!r}".format(INJECT_ENV, mode))
+    hook.install()
+    return hook
+
+
+class _PatchingFinder(object):
+    """A meta-path finder that lets the normal finders find a module and patches it after it executed."""
+
+    def __init__(self, wants, patch):
+        self._wants = wants  # fullname -> bool
+        self._patch = patch  # module -> None
+
+    def find_spec(self, fullname, path=None, target=None):
+        if not self._wants(fullname):
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _PatchingLoader(spec.loader, self._patch)
+                return spec
+        return None
+
+
+class _PatchingLoader(object):
+    def __init__(self, loader, patch):
+        self._loader = loader
+        self._patch = patch
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        self._patch(module)
+
+    def __getattr__(self, name):  # get_source, is_package, get_resource_reader...
+        return getattr(self._loader, name)
+
+
+def _install_finder(wants, patch):
+    for name, module in list(sys.modules.items()):  # already imported: patch now
+        if module is not None and wants(name):
+            patch(module)
+    sys.meta_path.insert(0, _PatchingFinder(wants, patch))
+
+
+def _append_json_line(path, payload):
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(json.dumps(payload, separators=(",", ":")) + "\n")
+
+
+def _busy_wait_until(deadline_ns, clock=time.perf_counter_ns):
+    while clock() < deadline_ns:
+        pass
+
+
+def slowed(func, factor, overhead_ns=0, nested_overhead_ns=0, clock=time.perf_counter_ns):
+    """``func`` wrapped so that each outermost call (per thread) takes ``(1 + factor)`` times as long.
+
+    The wait is ``factor x elapsed`` minus the wrapper's own measured costs: ``overhead_ns`` per
+    outermost call and ``(1 + factor) x nested_overhead_ns`` per nested call made during it (recursion
+    through the wrapper costs time the unslowed function would not spend). Busy-waited with
+    ``perf_counter_ns`` (``time.sleep`` cannot do microseconds). Exceptions pass through, slowed too.
+    """
+    local = threading.local()
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if getattr(local, "depth", 0):
+            local.depth += 1
+            local.nested += 1
+            try:
+                return func(*args, **kwargs)
+            finally:
+                local.depth -= 1
+        local.depth = 1
+        local.nested = 0
+        start = clock()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            local.depth = 0
+            now = clock()
+            wait = int(factor * (now - start)) - overhead_ns - int((1 + factor) * local.nested * nested_overhead_ns)
+            if wait > 0:
+                _busy_wait_until(now + wait, clock)
+
+    wrapper.__benchwarden_wrapped__ = func
+    wrapper.__benchwarden_local__ = local
+    return wrapper
+
+
+def wrapper_overhead_ns(rounds=31, calls=1000, nested=False):
+    """Extra cost (ns) of one call through a ``slowed(..., factor=0)`` wrapper over a direct call.
+
+    Measured with a one-argument function (the typical API call), interleaved with direct calls, over
+    ``rounds`` rounds; the lower quartile is taken, so rounds disturbed by other processes (which
+    inflate the wrapped and the direct calls unequally) do not inflate the estimate.
+    ``nested=True`` measures a call made while an outer call of the same wrapper is in progress.
+    """
+    def noop(value):
+        return value
+    wrapped = slowed(noop, 0.0)
+    local = wrapped.__benchwarden_local__
+    if nested:
+        local.depth, local.nested = 1, 0
+    costs = []
+    try:
+        for _ in range(rounds):
+            start = time.perf_counter_ns()
+            for i in range(calls):
+                wrapped(i)
+            mid = time.perf_counter_ns()
+            for i in range(calls):
+                noop(i)
+            end = time.perf_counter_ns()
+            costs.append(((mid - start) - (end - mid)) / calls)
+    finally:
+        local.depth = 0
+    costs.sort()
+    return max(0, int(costs[len(costs) // 4]))
+
+
+def split_target(target):
+    """``"pkg.mod:Class.method"`` -> ``("pkg.mod", ["Class", "method"])``; InjectionError if malformed."""
+    module, sep, qualname = target.partition(":")
+    parts = qualname.split(".") if qualname else []
+    if not sep or not module or not parts or not all(p.isidentifier() for p in parts) or len(parts) > 2:
+        raise InjectionError("target {!r}: expected 'module:function' or 'module:Class.method'".format(target))
+    return module, parts
+
+
+def _wrap_attribute(owner, name, make):
+    """Replace ``owner.name`` (a function, staticmethod or classmethod) with ``make(function)``."""
+    raw = vars(owner).get(name) if isinstance(owner, type) else getattr(owner, name, None)
+    if isinstance(raw, (staticmethod, classmethod)):
+        setattr(owner, name, type(raw)(make(raw.__func__)))
+    elif inspect.isfunction(raw) or inspect.isbuiltin(raw):
+        setattr(owner, name, make(raw))
+    else:
+        return False
+    return True
+
+
+class SlowdownHook(object):
+    def __init__(self, target, factor, report=None):
+        self.module_name, self.parts = split_target(target)
+        if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor >= 0:
+            raise InjectionError("factor must be a number >= 0, got {!r}".format(factor))
+        self.target = target
+        self.factor = float(factor)
+        self.report = report
+        self.overhead_ns = 0
+        self.nested_overhead_ns = 0
+        self.done = False
+
+    def install(self):
+        self.overhead_ns = wrapper_overhead_ns()
+        self.nested_overhead_ns = wrapper_overhead_ns(nested=True)
+        _append_json_line(self.report, {"v": 1, "event": "installed", "mode": "slowdown", "method": self.target,
+                                        "factor": self.factor, "overhead_ns": self.overhead_ns,
+                                        "nested_overhead_ns": self.nested_overhead_ns})
+        _install_finder(lambda name: name == self.module_name and not self.done, self.patch)
+
+    def patch(self, module):
+        owner = module
+        if len(self.parts) == 2:
+            owner = getattr(module, self.parts[0], None)
+        make = lambda f: slowed(f, self.factor, self.overhead_ns, self.nested_overhead_ns)  # noqa: E731
+        if owner is None or not _wrap_attribute(owner, self.parts[-1], make):
+            _append_json_line(self.report, {"v": 1, "event": "error", "method": self.target,
+                                            "message": "no function {} in module {}".format(
+                                                ".".join(self.parts), module.__name__)})
+            return
+        self.done = True
+        _append_json_line(self.report, {"v": 1, "event": "instrumented", "methods": [self.target]})
+
+
+class TraceHook(object):
+    def __init__(self, modules, out):
+        if not isinstance(modules, list) or not modules or not all(isinstance(m, str) and m for m in modules):
+            raise InjectionError("trace: 'modules' must be a non-empty list of module names, got {!r}".format(modules))
+        if not isinstance(out, str) or not out:
+            raise InjectionError("trace: 'out' must name a directory, got {!r}".format(out))
+        self.modules = modules
+        self.out = out
+        self.counts = {}  # method name -> [calls]
+        self._lock = threading.Lock()
+        self._patched = set()
+
+    def wants(self, name):
+        return name not in self._patched and any(name == m or name.startswith(m + ".") for m in self.modules)
+
+    def install(self):
+        os.makedirs(self.out, exist_ok=True)
+        atexit.register(self.write)
+        previous = signal.getsignal(signal.SIGTERM)
+
+        def on_sigterm(signum, frame):
+            self.write()
+            if callable(previous):
+                previous(signum, frame)
+            else:
+                os._exit(128 + signum)
+        signal.signal(signal.SIGTERM, on_sigterm)
+        _install_finder(self.wants, self.patch)
+
+    def counter(self, name, func):
+        cell = self.counts.setdefault(name, [0])
+        lock = self._lock
+
+        @functools.wraps(func)
+        def counted(*args, **kwargs):
+            with lock:
+                cell[0] += 1
+            return func(*args, **kwargs)
+        counted.__benchwarden_wrapped__ = func
+        return counted
+
+    def patch(self, module):
+        self._patched.add(module.__name__)
+        for name, obj in list(vars(module).items()):
+            if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
+                continue
+            if inspect.isfunction(obj):
+                _wrap_attribute(module, name, lambda f, n=name: self.counter("{}:{}".format(module.__name__, n), f))
+            elif inspect.isclass(obj):
+                for attr in list(vars(obj)):
+                    if not attr.startswith("_"):
+                        qual = "{}:{}.{}".format(module.__name__, name, attr)
+                        _wrap_attribute(obj, attr, lambda f, q=qual: self.counter(q, f))
+
+    def write(self):
+        path = os.path.join(self.out, "trace-{}.jsonl".format(os.getpid()))
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as out:
+            for name in sorted(self.counts):
+                out.write(json.dumps({"v": 1, "method": name, "calls": self.counts[name][0]},
+                                     separators=(",", ":")) + "\n")
+        os.replace(tmp, path)
+
+
 # --------------------------------------------------------------------------- entry point
 
 def parse_args(argv):
@@ -407,6 +704,7 @@ def main(argv=None):
         else:
             if args.iteration_time_s <= 0 or args.max_iterations < 1:
                 raise WorkerError("--iteration-time-s must be > 0 and --max-iterations >= 1", status=2)
+            install_injection_from_env()
             target = Target(args.benchmark_dir, args.module, args.qualname, args.params)
             run_benchmark(channel, target, args.iteration_time_s, args.max_iterations)
     except Skipped as exc:
@@ -415,6 +713,9 @@ def main(argv=None):
     except WorkerError as exc:
         channel.send(error=exc.message, traceback=exc.tb)
         return exc.status
+    except InjectionError as exc:
+        channel.send(error="{}: {}".format(INJECT_ENV, exc), traceback="")
+        return 2
     except BaseException as exc:  # noqa: BLE001 - user code may raise anything, even SystemExit
         if isinstance(exc, KeyboardInterrupt):
             raise

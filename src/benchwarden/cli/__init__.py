@@ -30,6 +30,7 @@ def cli() -> None:
 
 
 def _register() -> None:
+    from benchwarden.cli.assess import assess_command
     from benchwarden.cli.audit import audit_command
     from benchwarden.cli.check import check_command
     from benchwarden.cli.compare import compare_command
@@ -40,7 +41,7 @@ def _register() -> None:
     from benchwarden.cli.show import show_command
 
     for command in (init_command, run_command, show_command, runs_command, export_command, import_command,
-                    audit_command, replay_command, compare_command, check_command):
+                    audit_command, replay_command, compare_command, check_command, assess_command):
         cli.add_command(command)
 
 

@@ -1,0 +1,3 @@
+module benchwarden.dev/rewriter
+
+go 1.22

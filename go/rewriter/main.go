@@ -1,0 +1,84 @@
+// Command rewrite is benchwarden's Go source rewriter for `benchwarden assess` (stdlib go/ast, go/parser,
+// go/printer only). It always works on a copy of a module that benchwarden made; it rewrites in place.
+//
+//	rewrite -dir DIR -func example.com/wordstat.Tokenize -factor 0.5
+//	    slow one function down: each call takes (1+factor) times its own duration (see Slowdown)
+//	rewrite -dir DIR -trace example.com/wordstat [-trace other/pkg] -index FILE
+//	    count calls of every exported function and method (see Trace); -trace all = every package
+//
+// On success it prints one JSON line {"v":1,...} describing what it did; on failure a message on
+// stderr and exit status 2.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+type listFlag []string
+
+func (l *listFlag) String() string     { return fmt.Sprint(*l) }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	flags := flag.NewFlagSet("rewrite", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	dir := flags.String("dir", "", "root of the module copy to rewrite (holds go.mod)")
+	fn := flags.String("func", "", "function to slow down: pkgpath.Func, pkgpath.(*T).Method or pkgpath.T.Method")
+	factor := flags.Float64("factor", -1, "relative slowdown v >= 0 (0.5: each call takes 1.5x as long)")
+	index := flags.String("index", "", "trace mode: where to write the index (JSON lines)")
+	var traced listFlag
+	flags.Var(&traced, "trace", "trace mode: package to trace (repeatable; 'all' = every package of the module)")
+	if err := flags.Parse(args); err != nil {
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "rewrite: %v\n", err)
+		return 2
+	}
+	if *dir == "" {
+		return fail(fmt.Errorf("-dir is required"))
+	}
+	m, err := OpenModule(*dir)
+	if err != nil {
+		return fail(err)
+	}
+	enc := json.NewEncoder(stdout)
+	switch {
+	case *fn != "" && len(traced) == 0:
+		if *factor < 0 {
+			return fail(fmt.Errorf("-factor is required with -func (a number >= 0)"))
+		}
+		res, err := Slowdown(m, *fn, *factor)
+		if err != nil {
+			return fail(err)
+		}
+		enc.Encode(map[string]any{"v": 1, "mode": "slowdown", "function": res.Function, "files": res.Files,
+			"recursive": res.Recursive, "factor": *factor})
+	case len(traced) > 0 && *fn == "":
+		if *index == "" {
+			return fail(fmt.Errorf("-index is required with -trace"))
+		}
+		pkgs := []string(traced)
+		if len(pkgs) == 1 && pkgs[0] == "all" {
+			if pkgs, err = m.Packages(); err != nil {
+				return fail(err)
+			}
+		}
+		entries, err := Trace(m, pkgs, *index)
+		if err != nil {
+			return fail(err)
+		}
+		enc.Encode(map[string]any{"v": 1, "mode": "trace", "packages": pkgs, "functions": len(entries), "index": *index})
+	default:
+		return fail(fmt.Errorf("give either -func (with -factor) or -trace (with -index)"))
+	}
+	return 0
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyProbe copies testdata/probe into a temporary directory: the rewriter only ever edits copies.
+func copyProbe(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	entries, err := os.ReadDir("testdata/probe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join("testdata/probe", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+func goTest(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"test", "-count=1"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go test %v in %s failed: %v\n%s", args, dir, err, out)
+	}
+	return string(out)
+}
+
+func rewrite(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := run(args, &stdout, &stderr); code != 0 {
+		t.Fatalf("rewrite %v: exit %d: %s", args, code, stderr.String())
+	}
+	var result map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &result); err != nil {
+		t.Fatalf("rewrite printed %q: %v", stdout.String(), err)
+	}
+	return result
+}
+
+func TestSlowdownPrecision(t *testing.T) {
+	for _, n := range []string{"1000", "2000"} {
+		dir := copyProbe(t)
+		res := rewrite(t, "-dir", dir, "-func", "example.com/probe.Work", "-factor", "0.5")
+		if res["recursive"] != false || res["function"] != "example.com/probe.Work" {
+			t.Fatalf("unexpected result %v", res)
+		}
+		out := goTest(t, dir, []string{"PROBE_FACTOR=0.5", "PROBE_N=" + n, "PROBE_TARGET=work"}, "-v", "-run", "TestInjectedSlowdown", ".")
+		t.Log(strings.TrimSpace(out))
+	}
+}
+
+func TestRecursiveSlowdownCountsOnce(t *testing.T) {
+	dir := copyProbe(t)
+	res := rewrite(t, "-dir", dir, "-func", "example.com/probe.Recurse", "-factor", "1")
+	if res["recursive"] != true {
+		t.Fatalf("Recurse calls itself: expected recursive mode, got %v", res)
+	}
+	out := goTest(t, dir, []string{"PROBE_FACTOR=1", "PROBE_N=2000", "PROBE_TARGET=recurse"}, "-v", "-run", "TestInjectedSlowdown", ".")
+	t.Log(strings.TrimSpace(out))
+}
+
+func TestPanickingCallIsSlowedAndModuleStillPasses(t *testing.T) {
+	dir := copyProbe(t)
+	rewrite(t, "-dir", dir, "-func", "example.com/probe.Panics", "-factor", "1")
+	goTest(t, dir, []string{"PROBE_TARGET=panics"}, "-run", "TestPanicStillSlowed", ".")
+	goTest(t, dir, nil, "./...") // the rewritten module builds, vets and passes its own tests
+}
+
+func TestTraceCountsExactly(t *testing.T) {
+	dir := copyProbe(t)
+	index := filepath.Join(t.TempDir(), "index.jsonl")
+	res := rewrite(t, "-dir", dir, "-trace", "all", "-index", index)
+	if res["functions"].(float64) != 8 {
+		t.Fatalf("expected 8 exported functions and methods of exported types, got %v", res)
+	}
+	traceDir := t.TempDir()
+	goTest(t, dir, []string{"BENCHWARDEN_TRACE_DIR=" + traceDir}, "-run", "TestTraceCalls", ".")
+	counts := readCounts(t, index, traceDir)
+	want := map[string]uint64{
+		"example.com/probe.Add": 1234, "example.com/probe.(*Counter).Inc": 56, "example.com/probe.Counter.Value": 1,
+		"example.com/probe.Work": 0, "example.com/probe.Recurse": 0,
+	}
+	for method, n := range want {
+		if counts[method] != n {
+			t.Errorf("%s: %d calls counted, want %d", method, counts[method], n)
+		}
+	}
+	for method := range counts {
+		if strings.Contains(method, "hidden") || strings.Contains(method, "double") {
+			t.Errorf("%s is not public API but was traced", method)
+		}
+	}
+	// Run again: counts accumulate in the shared file (as parallel test binaries would add up).
+	goTest(t, dir, []string{"BENCHWARDEN_TRACE_DIR=" + traceDir}, "-run", "TestTraceCalls", ".")
+	if again := readCounts(t, index, traceDir); again["example.com/probe.Add"] != 2468 {
+		t.Fatalf("second run: Add counted %d, want 2468", again["example.com/probe.Add"])
+	}
+	goTest(t, dir, nil, "./...") // without the variable, tracing is private memory: tests pass as before
+}
+
+func readCounts(t *testing.T, index, traceDir string) map[string]uint64 {
+	t.Helper()
+	f, err := os.Open(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	counts := map[string]uint64{}
+	scanner := bufio.NewScanner(f)
+	for scanner.Scan() {
+		var e IndexEntry
+		if err := json.Unmarshal(scanner.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(traceDir, e.File))
+		if err != nil {
+			counts[e.Method] = 0
+			continue
+		}
+		counts[e.Method] = binary.NativeEndian.Uint64(data[8*e.Slot:])
+	}
+	return counts
+}
+
+func TestErrorsNameWhatIsWrong(t *testing.T) {
+	dir := copyProbe(t)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-dir", dir, "-func", "example.com/probe.Nope", "-factor", "1"}, &stdout, &stderr); code != 2 {
+		t.Fatalf("exit %d", code)
+	}
+	if msg := stderr.String(); !strings.Contains(msg, "example.com/probe.Nope not found") || !strings.Contains(msg, "example.com/probe.Work") {
+		t.Fatalf("message should name the function and list the declared ones: %s", msg)
+	}
+	stderr.Reset()
+	run([]string{"-dir", dir, "-func", "other.com/x.F", "-factor", "1"}, &stdout, &stderr)
+	if !strings.Contains(stderr.String(), "not in module example.com/probe") {
+		t.Fatalf("got %s", stderr.String())
+	}
+	stderr.Reset()
+	run([]string{"-dir", dir, "-func", "example.com/probe.Work"}, &stdout, &stderr)
+	if !strings.Contains(stderr.String(), "-factor is required") {
+		t.Fatalf("got %s", stderr.String())
+	}
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// SlowdownFile is the helper file written next to the slowed function.
+const SlowdownFile = "benchwarden_slowdown.go"
+
+// SlowdownResult says what was rewritten.
+type SlowdownResult struct {
+	Function  string   `json:"function"`
+	Files     []string `json:"files"`
+	Recursive bool     `json:"recursive"`
+}
+
+// Slowdown rewrites the function named by spec in module m so that each call takes (1+factor) times its
+// own duration: "defer benchwardenSlowExit(benchwardenSlowEnter())" becomes its first statement (the
+// deferred call's argument is evaluated there, at entry; the call itself runs at every return and
+// during a panic), and a generated helper file in the same package busy-waits factor x elapsed.
+//
+// Nesting: Go has no goroutine-local storage to find the outermost activation cheaply, so
+//   - a function that does not call itself (the common case) waits factor x each activation's own
+//     elapsed time; this is exact under any concurrency (b.RunParallel);
+//   - a function that calls itself directly (found in its body) uses a process-wide depth counter:
+//     only the outermost activation waits, factor x its whole elapsed time (nested activations
+//     included), so its total becomes (1+factor) x its unslowed time once, as the Java agent does
+//     per thread. With several goroutines inside the recursive function at once, an activation that
+//     starts while another goroutine's is in progress counts as nested and is not slowed: the
+//     slowdown is then underestimated.
+//
+// Indirect recursion (f -> g -> f) is not detected and compounds (each level adds its own factor).
+func Slowdown(m Module, text string, factor float64) (SlowdownResult, error) {
+	if !(factor >= 0) {
+		return SlowdownResult{}, fmt.Errorf("-factor must be a number >= 0, got %v", factor)
+	}
+	spec, dir, err := resolveSpec(m, text)
+	if err != nil {
+		return SlowdownResult{}, err
+	}
+	fset := token.NewFileSet()
+	files, err := ParsePackage(fset, dir)
+	if err != nil {
+		return SlowdownResult{}, err
+	}
+	var changed []ParsedFile
+	recursive := false
+	for _, pf := range files {
+		hit := false
+		for _, decl := range pf.File.Decls {
+			fd, ok := decl.(*ast.FuncDecl)
+			if !ok || fd.Body == nil || fd.Name.Name != spec.Name || receiverName(fd) != spec.Recv {
+				continue
+			}
+			recursive = recursive || callsItself(fd)
+			prepend(fd, deferSlowdown())
+			hit = true
+		}
+		if hit {
+			changed = append(changed, pf)
+		}
+	}
+	if len(changed) == 0 {
+		return SlowdownResult{}, fmt.Errorf("function %s not found in %s; declared there: %s", spec, dir,
+			strings.Join(declaredNames(spec.PkgPath, files), ", "))
+	}
+	result := SlowdownResult{Function: spec.String(), Recursive: recursive}
+	for _, pf := range changed {
+		if err := WriteFile(fset, pf); err != nil {
+			return SlowdownResult{}, err
+		}
+		rel, _ := filepath.Rel(m.Dir, pf.Path)
+		result.Files = append(result.Files, filepath.ToSlash(rel))
+	}
+	helper := slowdownHelper(changed[0].File.Name.Name, factor, recursive)
+	if err := os.WriteFile(filepath.Join(dir, SlowdownFile), []byte(helper), 0o644); err != nil {
+		return SlowdownResult{}, err
+	}
+	return result, nil
+}
+
+// resolveSpec finds the candidate reading of text whose package is in the module.
+func resolveSpec(m Module, text string) (FuncSpec, string, error) {
+	specs, err := ParseFuncSpec(text)
+	if err != nil {
+		return FuncSpec{}, "", err
+	}
+	for _, s := range specs {
+		if dir := m.PackageDir(s.PkgPath); dir != "" {
+			if st, err := os.Stat(dir); err == nil && st.IsDir() {
+				return s, dir, nil
+			}
+		}
+	}
+	return FuncSpec{}, "", fmt.Errorf("function %q: its package is not in module %s (%s)", text, m.Path, m.Dir)
+}
+
+func deferSlowdown() ast.Stmt {
+	enter := &ast.CallExpr{Fun: ast.NewIdent("benchwardenSlowEnter")}
+	return &ast.DeferStmt{Call: &ast.CallExpr{Fun: ast.NewIdent("benchwardenSlowExit"), Args: []ast.Expr{enter}}}
+}
+
+// callsItself reports whether the body calls a function (or any method) of the declaration's own name.
+func callsItself(fd *ast.FuncDecl) bool {
+	found := false
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return !found
+		}
+		switch fun := call.Fun.(type) {
+		case *ast.Ident:
+			found = found || (fd.Recv == nil && fun.Name == fd.Name.Name)
+		case *ast.SelectorExpr:
+			found = found || (fd.Recv != nil && fun.Sel.Name == fd.Name.Name)
+		}
+		return !found
+	})
+	return found
+}
+
+func declaredNames(pkg string, files []ParsedFile) []string {
+	var names []string
+	for _, pf := range files {
+		for _, decl := range pf.File.Decls {
+			if fd, ok := decl.(*ast.FuncDecl); ok {
+				names = append(names, qualifiedName(pkg, fd))
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func slowdownHelper(pkgName string, factor float64, recursive bool) string {
+	return fmt.Sprintf(`// Code generated by benchwarden's rewriter (benchwarden assess); DO NOT EDIT.
+// It slows one function of this package down for a slowdown-injection experiment.
+
+package %s
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// benchwardenSlowFactor is the relative slowdown v: each activation takes (1+v) times as long.
+const benchwardenSlowFactor = %v
+
+// benchwardenSlowRecursive: the function calls itself, so only the outermost activation waits.
+const benchwardenSlowRecursive = %v
+
+var (
+	benchwardenSlowActive     = true
+	benchwardenSlowOverheadNs int64 // cost of one outermost enter/exit pair, subtracted from its wait
+	benchwardenSlowNestedNs   int64 // recursive mode: cost of one nested enter/exit pair
+	benchwardenSlowDepth      int64 // recursive mode: activations in progress (process-wide)
+	benchwardenSlowNested     int64 // recursive mode: nested activations so far
+)
+
+type benchwardenSlowToken struct {
+	start  time.Time
+	nested int64 // nested activations before this one started; -1 for a nested activation
+}
+
+func benchwardenSlowEnter() benchwardenSlowToken {
+	if benchwardenSlowRecursive && atomic.AddInt64(&benchwardenSlowDepth, 1) > 1 {
+		atomic.AddInt64(&benchwardenSlowNested, 1)
+		return benchwardenSlowToken{nested: -1}
+	}
+	return benchwardenSlowToken{start: time.Now(), nested: atomic.LoadInt64(&benchwardenSlowNested)}
+}
+
+// benchwardenSlowExit busy-waits so that the activation takes (1+v) times its unslowed duration. In
+// recursive mode only the outermost activation waits, for v x its whole elapsed time, minus what the
+// nested activations' own bookkeeping added (so deep recursion is not over-delayed by the machinery).
+func benchwardenSlowExit(t benchwardenSlowToken) {
+	if benchwardenSlowRecursive {
+		atomic.AddInt64(&benchwardenSlowDepth, -1)
+		if t.nested < 0 {
+			return
+		}
+	}
+	elapsedNs := time.Since(t.start).Nanoseconds()
+	if !benchwardenSlowActive {
+		return
+	}
+	waitNs := int64(benchwardenSlowFactor*float64(elapsedNs)) - benchwardenSlowOverheadNs
+	if benchwardenSlowRecursive {
+		nested := atomic.LoadInt64(&benchwardenSlowNested) - t.nested
+		waitNs -= int64((1 + benchwardenSlowFactor) * float64(nested*benchwardenSlowNestedNs))
+	}
+	if waitNs > 0 {
+		end := time.Duration(elapsedNs + waitNs)
+		for time.Since(t.start) < end {
+		}
+	}
+}
+
+// init measures the bookkeeping costs (median of 9 rounds of 20000 pairs, waits disabled).
+func init() {
+	benchwardenSlowActive = false
+	benchwardenSlowOverheadNs = benchwardenSlowMedianPairNs()
+	if benchwardenSlowRecursive {
+		outer := benchwardenSlowEnter()
+		benchwardenSlowNestedNs = benchwardenSlowMedianPairNs()
+		benchwardenSlowExit(outer)
+	}
+	benchwardenSlowNested = 0
+	benchwardenSlowActive = true
+}
+
+func benchwardenSlowMedianPairNs() int64 {
+	rounds := make([]int64, 9)
+	for r := range rounds {
+		start := time.Now()
+		for i := 0; i < 20000; i++ {
+			benchwardenSlowExit(benchwardenSlowEnter())
+		}
+		rounds[r] = time.Since(start).Nanoseconds() / 20000
+	}
+	for i := 1; i < len(rounds); i++ {
+		for j := i; j > 0 && rounds[j] < rounds[j-1]; j-- {
+			rounds[j], rounds[j-1] = rounds[j-1], rounds[j]
+		}
+	}
+	return rounds[len(rounds)/2]
+}
+`, pkgName, factor, recursive)
+}

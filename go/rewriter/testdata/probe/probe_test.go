@@ -1,0 +1,88 @@
+package probe
+
+import (
+	"os"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+)
+
+var sink uint64
+
+// nsPerCall is the median over rounds of the mean time of `calls` calls, slowed and twin interleaved.
+func ratio(slowed, twin func() uint64) (float64, float64) {
+	const rounds, calls = 101, 200
+	s, t := make([]float64, rounds), make([]float64, rounds)
+	for r := 0; r < rounds; r++ {
+		start := time.Now()
+		for i := 0; i < calls; i++ {
+			sink += slowed()
+		}
+		s[r] = float64(time.Since(start).Nanoseconds()) / calls
+		start = time.Now()
+		for i := 0; i < calls; i++ {
+			sink += twin()
+		}
+		t[r] = float64(time.Since(start).Nanoseconds()) / calls
+	}
+	sort.Float64s(s)
+	sort.Float64s(t)
+	return s[rounds/2], t[rounds/2]
+}
+
+// TestInjectedSlowdown runs only in a rewritten copy: PROBE_FACTOR is the injected v, PROBE_TARGET
+// "work" or "recurse"; the measured slowdown must be within ±20% of v.
+func TestInjectedSlowdown(t *testing.T) {
+	factorText := os.Getenv("PROBE_FACTOR")
+	if factorText == "" {
+		t.Skip("PROBE_FACTOR not set: run by the rewriter's tests on a rewritten copy")
+	}
+	factor, _ := strconv.ParseFloat(factorText, 64)
+	n, _ := strconv.Atoi(os.Getenv("PROBE_N"))
+	slowed, twin := func() uint64 { return Work(n) }, func() uint64 { return WorkTwin(n) }
+	if os.Getenv("PROBE_TARGET") == "recurse" {
+		slowed, twin = func() uint64 { return Recurse(5, n) }, func() uint64 { return RecurseTwin(5, n) }
+	}
+	s, w := ratio(slowed, twin)
+	got := s/w - 1
+	t.Logf("slowed %.0f ns, twin %.0f ns: injected slowdown %.3f (v = %.3f)", s, w, got, factor)
+	if got < 0.8*factor || got > 1.2*factor {
+		t.Fatalf("injected slowdown %.3f is not within ±20%% of v = %.3f", got, factor)
+	}
+}
+
+// TestPanicStillSlowed: a panicking activation is slowed too (the deferred exit runs while panicking).
+func TestPanicStillSlowed(t *testing.T) {
+	if os.Getenv("PROBE_TARGET") != "panics" {
+		t.Skip("run by the rewriter's tests")
+	}
+	start := time.Now()
+	func() {
+		defer func() { recover() }()
+		Panics(200000)
+	}()
+	withPanic := time.Since(start)
+	start = time.Now()
+	WorkTwin(200000)
+	plain := time.Since(start)
+	if withPanic < plain*3/2 {
+		t.Fatalf("panicking call took %v, plain work %v: expected the factor-1 slowdown to double it", withPanic, plain)
+	}
+}
+
+// TestTraceCalls makes a known number of calls for the trace test.
+func TestTraceCalls(t *testing.T) {
+	if os.Getenv("BENCHWARDEN_TRACE_DIR") == "" {
+		t.Skip("run by the rewriter's tests")
+	}
+	c := &Counter{}
+	for i := 0; i < 1234; i++ {
+		Add(i, double(i))
+	}
+	for i := 0; i < 56; i++ {
+		c.Inc()
+	}
+	_ = c.Value()
+	_ = hidden{}.Visible()
+}

@@ -1,0 +1,110 @@
+package io.benchwarden.agent;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The agent's arguments: {@code key=value} pairs separated by {@code ;} (the text after {@code =} in
+ * {@code -javaagent:benchwarden-agent.jar=...}).
+ *
+ * <ul>
+ *   <li>{@code mode=slowdown;method=pkg.Class#name(java.lang.String,int);factor=0.5[;report=FILE]}</li>
+ *   <li>{@code mode=trace;packages=pkg.a,pkg.b.*;out=DIR[;exclude=pkg.bench.*][;report=FILE]}</li>
+ * </ul>
+ *
+ * {@code ;} separates pairs because {@code ,} occurs inside parameter lists. Unknown keys are an error, so a
+ * typo cannot silently turn an injection into a no-op.
+ */
+final class AgentArgs {
+
+    static final String SLOWDOWN = "slowdown";
+    static final String TRACE = "trace";
+    private static final List<String> KEYS = List.of("mode", "method", "factor", "packages", "exclude", "out", "report");
+
+    final String mode;
+    final MethodSpec method;
+    final double factor;
+    final List<String> packages;
+    final List<String> exclude;
+    final String out;
+    final String report;
+
+    private AgentArgs(Map<String, String> values) {
+        mode = require(values, "mode");
+        report = values.get("report");
+        if (SLOWDOWN.equals(mode)) {
+            method = MethodSpec.parse(require(values, "method"));
+            factor = parseFactor(require(values, "factor"));
+            packages = Collections.emptyList();
+            exclude = Collections.emptyList();
+            out = null;
+        } else if (TRACE.equals(mode)) {
+            method = null;
+            factor = 0.0;
+            packages = splitList(require(values, "packages"));
+            exclude = splitList(values.getOrDefault("exclude", ""));
+            out = require(values, "out");
+            if (packages.isEmpty()) {
+                throw new IllegalArgumentException("packages: expected at least one package name");
+            }
+        } else {
+            throw new IllegalArgumentException("mode: expected 'slowdown' or 'trace', got '" + mode + "'");
+        }
+    }
+
+    static AgentArgs parse(String text) {
+        if (text == null || text.isBlank()) {
+            throw new IllegalArgumentException("no agent arguments; expected e.g. mode=slowdown;method=pkg.C#m();factor=0.5");
+        }
+        Map<String, String> values = new LinkedHashMap<>();
+        for (String pair : text.split(";")) {
+            if (pair.isBlank()) {
+                continue;
+            }
+            int eq = pair.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("expected key=value, got '" + pair + "'");
+            }
+            String key = pair.substring(0, eq).trim();
+            if (!KEYS.contains(key)) {
+                throw new IllegalArgumentException("unknown key '" + key + "'; known keys: " + KEYS);
+            }
+            values.put(key, pair.substring(eq + 1).trim());
+        }
+        return new AgentArgs(values);
+    }
+
+    private static String require(Map<String, String> values, String key) {
+        String value = values.get(key);
+        if (value == null || value.isEmpty()) {
+            throw new IllegalArgumentException("missing required key '" + key + "'");
+        }
+        return value;
+    }
+
+    private static double parseFactor(String text) {
+        double factor;
+        try {
+            factor = Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("factor: expected a number such as 0.5, got '" + text + "'");
+        }
+        if (!(factor >= 0.0) || Double.isInfinite(factor)) {
+            throw new IllegalArgumentException("factor: expected a finite number >= 0, got '" + text + "'");
+        }
+        return factor;
+    }
+
+    private static List<String> splitList(String text) {
+        List<String> items = new ArrayList<>();
+        for (String item : text.split(",")) {
+            if (!item.isBlank()) {
+                items.add(item.trim());
+            }
+        }
+        return items;
+    }
+}

@@ -1,0 +1,370 @@
+"""The runs of an assessment, for one suite: baselines, tracing, slowed runs; then the pure analyses.
+
+Order (each step stores what it ran; see docs/assess.md):
+
+1. plan the suite (build, list, filter);
+2. variability: N baseline runs, reusing complete runs of the same commit and settings from the store
+   (a dirty or unknown commit is never reused: the code may differ);
+3. v: the user's, else twice the 95th-percentile maxSpread (the study's choice);
+4. K′: configured, else the most-called public methods while the project's tests (or its benchmarks) run;
+5. reach: one traced fork per benchmark;
+6. for each method of K′: the benchmarks that reach it, run ``repetitions`` times with the method slowed
+   (into the scratch store: slowed runs must never become anyone's "latest" baseline), each compared with
+   one of the latest baseline runs by the detection rule;
+7. ABS, smoke subset, stubs, the cost account.
+
+Runs go through the ordinary runner, so forks are persisted as they end and the suite's own stop
+policy applies (dynamic stopping, when the suite configures it).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from benchwarden import __version__
+from benchwarden.adapters import get_adapter
+from benchwarden.adapters.base import Adapter
+from benchwarden.assess.detect import Detection, detect
+from benchwarden.assess.inject import (
+    Injector,
+    InjectionFailed,
+    Tracing,
+    injector_for,
+    instrumentation_error,
+    module_root,
+    safe_name,
+)
+from benchwarden.assess.methods import most_called
+from benchwarden.assess.reach import CostReport, ReachMap, trace_benchmarks
+from benchwarden.assess.score import AbsReport, score
+from benchwarden.assess.smoke import SmokeSubset, smoke_subset
+from benchwarden.assess.stubs import Stub, asv_stub, go_stub, jmh_stub
+from benchwarden.assess.variability import VariabilityReport, assess_variability
+from benchwarden.config import Suite
+from benchwarden.environment import git_state, machine_info
+from benchwarden.errors import BenchwardenError, ConfigError
+from benchwarden.model import BenchmarkStatus, ForkStatus, RunData, RunMeta, RunStatus
+from benchwarden.runner.engine import Plan, Runner, plan_run
+from benchwarden.runner.progress import ProgressListener
+
+BASELINE_LABEL = "assess:baseline"
+
+
+@dataclass(frozen=True)
+class AssessOptions:
+    runs: int = 5
+    repetitions: int = 2
+    slowdown: float | None = None
+    methods: tuple[str, ...] = ()
+    top: int = 20
+    discover: str | None = None  # "tests" | "benchmarks" | None (tests when a test command is known)
+    test_command: tuple[str, ...] | None = None
+    packages: tuple[str, ...] = ()
+    budget_s: float = 600.0
+    unstable_cv: float = 0.15
+    unstable_spread: float = 0.25
+    cli_filter: str | None = None
+    config_path: str = ""
+    seed: int = 0
+    rule: str = "study"
+
+
+@dataclass(frozen=True)
+class SuiteAssessment:
+    suite: str
+    kind: str
+    variability: VariabilityReport
+    slowdown: float
+    slowdown_source: str
+    methods: tuple[str, ...]
+    methods_source: str
+    method_calls: dict[str, int]
+    reach: ReachMap
+    detections: tuple[Detection, ...]
+    abs: AbsReport
+    smoke: SmokeSubset
+    stubs: tuple[Stub, ...]
+    cost: CostReport
+    baseline_runs: tuple[int, ...]
+    reused_runs: tuple[int, ...]
+    benchmark_cost_s: dict[str, float] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+
+class AssessmentFailed(BenchwardenError):
+    """The suite could not be assessed at all (it does not build, lists nothing...)."""
+
+
+class Campaign:
+    """Runs and analyses one suite. ``log`` receives one-line progress messages (the CLI prints them)."""
+
+    def __init__(self, suite: Suite, store, scratch_store, workdir: Path, options: AssessOptions,
+                 listener: ProgressListener | None = None, adapter_factory: Callable[[str], Adapter] = get_adapter,
+                 injector: Injector | None = None, log: Callable[[str], None] = lambda message: None,
+                 monotonic: Callable[[], float] = time.monotonic):
+        self.suite = suite
+        self.store = store
+        self.scratch = scratch_store
+        self.workdir = workdir
+        self.options = options
+        self.listener = listener or ProgressListener()
+        self.adapter_factory = adapter_factory
+        self.injector = injector or injector_for(suite.kind)
+        self.log = log
+        self.monotonic = monotonic
+        self.warnings: list[str] = []
+        self.commit, self.dirty = git_state(suite.context.root)
+
+    # ------------------------------------------------------------------ the whole campaign
+
+    def run(self) -> SuiteAssessment:
+        t0 = self.monotonic()
+        methods_given = list(self.options.methods)
+        plan = self._plan(self.suite, self.options.cli_filter)
+        keys = [p.benchmark.id.key for p in plan.benchmarks]
+        baselines, reused, variability_s = self._baselines(plan, keys)
+        variability = assess_variability(
+            {k: [_forks(run, k) for run in baselines] for k in keys}, len(baselines),
+            self.options.unstable_cv, self.options.unstable_spread, seed=self.options.seed)
+        slowdown, slowdown_source = self._slowdown(variability)
+        t_prep = self.monotonic()
+        tracing = self.injector.tracing(self.suite, self._packages(plan), self.workdir / "trace",
+                                        self.options.test_command)
+        traced_plan = self._plan(tracing.suite, self.options.cli_filter)
+        prepare_s = self.monotonic() - t_prep
+        self.log(f"tracing which of {len(traced_plan.benchmarks)} benchmarks reach which methods")
+        reach = trace_benchmarks(traced_plan.benchmarks, tracing, self.workdir / "trace", self.monotonic)
+        for key, why in reach.failed.items():
+            self.warnings.append(f"tracing {key} failed; it is run for every method: {why.splitlines()[0]}")
+        methods, source, calls, test_s = self._methods(methods_given, tracing, reach)
+        detections, reached, errors, injected_s, more_prep_s = self._inject(methods, slowdown, reach, baselines,
+                                                                            variability)
+        report = score(methods, detections, variability.spreads, slowdown, reached, errors)
+        bench_cost = {k: _mean_machine_s(baselines, k) for k in variability.by_key()}
+        detected_by = {m.method: set(m.detected_by) for m in report.methods}
+        smoke = smoke_subset(detected_by, bench_cost, self.options.budget_s)
+        stubs = self._stubs(report, plan)
+        full_run_s = sum(bench_cost.values())
+        cost = CostReport(full_run_s=full_run_s, n_methods=len(methods), repetitions=self.options.repetitions,
+                          trace_s=reach.trace_s + test_s, prepare_s=prepare_s + more_prep_s, injected_s=injected_s,
+                          variability_s=variability_s, wall_s=self.monotonic() - t0)
+        return SuiteAssessment(
+            suite=self.suite.name, kind=self.suite.kind, variability=variability, slowdown=slowdown,
+            slowdown_source=slowdown_source, methods=tuple(methods), methods_source=source, method_calls=calls,
+            reach=reach, detections=tuple(detections), abs=report, smoke=smoke, stubs=tuple(stubs), cost=cost,
+            baseline_runs=tuple(r.id for r in baselines if r.id is not None), reused_runs=tuple(reused),
+            benchmark_cost_s=bench_cost, warnings=tuple(self.warnings) + variability.warnings)
+
+    # ------------------------------------------------------------------ steps
+
+    def _plan(self, suite: Suite, cli_filter: str | None) -> Plan:
+        plan = plan_run([suite], cli_filter, adapter_factory=self.adapter_factory, listener=self.listener)
+        if plan.failed_suites:
+            raise AssessmentFailed(f"suite '{suite.name}': {plan.failed_suites[suite.name]}")
+        if not plan.benchmarks:
+            raise AssessmentFailed(f"suite '{suite.name}': no benchmark matches the suite filter and --filter")
+        return plan
+
+    def _baselines(self, plan: Plan, keys: list[str]) -> tuple[list[RunData], list[int], float]:
+        reused = sorted(self._reusable(keys)[: self.options.runs], key=lambda r: r.id or 0)  # the newest N
+        runs = list(reused)
+        spent = 0.0
+        while len(runs) < self.options.runs:
+            self.log(f"baseline run {len(runs) + 1} of {self.options.runs}"
+                     + (f" ({len(reused)} reused from the store)" if reused else ""))
+            outcome = Runner(self.store, self.listener).run(plan, self._meta(BASELINE_LABEL))
+            run = self.store.load_run(outcome.run_id)
+            spent += _machine_s(run)
+            runs.append(run)
+        runs.sort(key=lambda r: r.id or 0)
+        return runs, [r.id for r in reused if r.id is not None], spent
+
+    def _reusable(self, keys: list[str]) -> list[RunData]:
+        """Complete stored runs of this commit (clean tree) with this suite, settings, filter and benchmarks."""
+        if self.commit is None or self.dirty is not False:
+            return []
+        found = []
+        wanted = self._snapshot_suite()
+        for summary in self.store.list_runs(limit=200):
+            if summary.status is not RunStatus.COMPLETE or summary.commit != self.commit or summary.dirty:
+                continue
+            run = self.store.load_run(summary.id)
+            suites = run.meta.config.get("suites", {}) if isinstance(run.meta.config, dict) else {}
+            if suites.get(self.suite.name) != wanted or run.meta.config.get("filter") != self.options.cli_filter:
+                continue
+            if all(_forks(run, k) is not None for k in keys):
+                found.append(run)
+        return found
+
+    def _snapshot_suite(self) -> dict:
+        s = self.suite
+        return {"kind": s.kind, "root": str(s.context.root), "settings": s.settings.to_dict()}
+
+    def _meta(self, label: str, suite: Suite | None = None, cli_filter: str | None = None) -> RunMeta:
+        suite = suite or self.suite
+        snapshot = {"config_path": self.options.config_path,
+                    "filter": self.options.cli_filter if cli_filter is None else cli_filter,
+                    "suites": {suite.name: {"kind": suite.kind, "root": str(suite.context.root),
+                                            "settings": suite.settings.to_dict()}}}
+        return RunMeta(created_at=time.time(), tool_version=__version__, commit=self.commit, dirty=self.dirty,
+                       machine=machine_info(), config=snapshot, label=label)
+
+    def _slowdown(self, variability: VariabilityReport) -> tuple[float, str]:
+        if self.options.slowdown is not None:
+            return self.options.slowdown, "given"
+        v = variability.suggested_slowdown()
+        if v is None or v <= 0:
+            raise AssessmentFailed(f"suite '{self.suite.name}': no benchmark has results in every run, so no "
+                                   f"slowdown can be derived; pass --slowdown")
+        if v < 0.1:
+            self.warnings.append(f"v = {v:.3f} (twice the 95th-percentile maxSpread) is small: slowdowns that "
+                                 f"small are hard to inject into very short methods and to detect in two runs")
+        return v, "2 × 95th-percentile maxSpread"
+
+    def _packages(self, plan: Plan) -> list[str]:
+        if self.options.packages:
+            return list(self.options.packages)
+        return self.injector.default_packages(self.suite, [p.benchmark for p in plan.benchmarks])
+
+    def _methods(self, given: list[str], tracing: Tracing, reach: ReachMap) -> tuple[list[str], str, dict[str, int], float]:
+        if given:
+            return given, "config", {}, 0.0
+        out = self.workdir / "trace" / "tests"
+        test = None if self.options.discover == "benchmarks" else tracing.test_run(out)
+        if self.options.discover == "tests" and test is None:
+            raise ConfigError(f"suite '{self.suite.name}': [assess] discover = \"tests\" but no test command is known; "
+                              f"set [assess] test_command")
+        if test is not None:
+            self.log(f"tracing the project's tests: {' '.join(test.argv)}")
+            t0 = self.monotonic()
+            _run_tests(test)
+            calls = tracing.read(out)
+            spent = self.monotonic() - t0
+            source = "tests"
+        else:
+            calls, spent, source = reach.total_calls(), 0.0, "benchmarks"
+        methods = most_called(calls, self.options.top)
+        if not methods:
+            raise AssessmentFailed(f"suite '{self.suite.name}': tracing the {source} found no call of a public method; "
+                                   f"name the methods in [assess] methods or the packages in [assess] packages")
+        return methods, source, calls, spent
+
+    def _inject(self, methods: Sequence[str], slowdown: float, reach: ReachMap, baselines: list[RunData],
+                variability: VariabilityReport):
+        assessed = set(variability.by_key())
+        base_reps = baselines[-self.options.repetitions:]
+        if len(base_reps) < self.options.repetitions:
+            raise AssessmentFailed(f"need at least {self.options.repetitions} baseline runs for "
+                                   f"{self.options.repetitions} repetitions")
+        detections: list[Detection] = []
+        reached: dict[str, list[str]] = {}
+        errors: dict[str, str] = {}
+        injected_s = prepare_s = 0.0
+        for index, method in enumerate(methods, start=1):
+            keys = [k for k in reach.benchmarks_reaching(method) if k in assessed]
+            reached[method] = keys
+            if not keys:
+                self.log(f"[{index}/{len(methods)}] {method}: reached by no benchmark")
+                continue
+            self.log(f"[{index}/{len(methods)}] {method}: slowed by {slowdown:.0%}, running {len(keys)} benchmark(s)")
+            t0 = self.monotonic()
+            try:
+                variant = self.injector.slowed(self.suite, method, slowdown, self.workdir / "slow" / safe_name(method))
+                exact = "^(?:" + "|".join(re.escape(k) for k in keys) + ")$"
+                plan = self._plan(variant.suite, exact)
+            except (InjectionFailed, AssessmentFailed) as exc:
+                errors[method] = str(exc)
+                self.warnings.append(str(exc))
+                continue
+            prepare_s += self.monotonic() - t0
+            slowed_runs = []
+            for rep in range(self.options.repetitions):
+                outcome = Runner(self.scratch, self.listener).run(
+                    plan, self._meta(f"assess:slow:{method}:{rep + 1}", variant.suite, exact))
+                run = self.scratch.load_run(outcome.run_id)
+                injected_s += _machine_s(run)
+                slowed_runs.append(run)
+            problem = instrumentation_error(variant)
+            if problem is not None:
+                errors[method] = problem
+                self.warnings.append(problem)
+                continue
+            for key in keys:
+                base = [_forks(r, key) for r in base_reps]
+                slow = [_forks(r, key) for r in slowed_runs]
+                if any(s is None for s in slow) or any(b is None for b in base):
+                    self.warnings.append(f"{method}: {key} failed in a slowed run; counted as not detecting")
+                    continue
+                detections.append(detect(method, key, base, slow, slowdown, self.options.rule))
+        return detections, reached, errors, injected_s, prepare_s
+
+    def _stubs(self, report: AbsReport, plan: Plan) -> list[Stub]:
+        benchmarks = [p.benchmark for p in plan.benchmarks]
+        stubs = []
+        for method in report.uncovered:
+            try:
+                if self.suite.kind == "jmh":
+                    stubs.append(jmh_stub(method, benchmarks))
+                elif self.suite.kind == "go":
+                    stubs.append(go_stub(method, *self._go_package(method)))
+                elif self.suite.kind == "python":
+                    stubs.append(asv_stub(method, benchmarks))
+            except ValueError as exc:
+                self.warnings.append(f"no stub for {method}: {exc}")
+        return stubs
+
+    def _go_package(self, method: str) -> tuple[str, str]:
+        """(package clause, directory relative to the suite root) of the Go package declaring ``method``."""
+        root = module_root(self.suite.context.root)
+        module_path = next(line.split()[1].strip('"') for line in (root / "go.mod").read_text().splitlines()
+                           if line.startswith("module "))
+        best: tuple[str, Path] | None = None
+        for directory in [root, *sorted(p for p in root.rglob("*") if p.is_dir() and ".git" not in p.parts)]:
+            rel = directory.relative_to(root).as_posix()
+            import_path = module_path if rel == "." else f"{module_path}/{rel}"
+            if method.startswith(import_path + ".") and (best is None or len(import_path) > len(best[0])):
+                best = (import_path, directory)
+        if best is None:
+            raise ValueError(f"{method} is not in module {module_path}")
+        for source in sorted(best[1].glob("*.go")):
+            match = re.search(r"^package\s+(\w+)", source.read_text(encoding="utf-8"), re.MULTILINE)
+            if match:
+                return match.group(1), os_relpath(best[1], self.suite.context.root)
+        raise ValueError(f"no Go source for package {best[0]} in {best[1]}")
+
+
+def os_relpath(path: Path, start: Path) -> str:
+    import os
+
+    return os.path.relpath(path, start)
+
+
+def _forks(run: RunData, key: str) -> list[list[float]] | None:
+    """Measurement values per complete fork of benchmark ``key`` in ``run``; None if it has no usable result."""
+    for result in run.results:
+        if result.benchmark.id.key == key:
+            if result.status is not BenchmarkStatus.OK:
+                return None
+            matrix = result.measurement_matrix()
+            return matrix or None
+    return None
+
+
+def _machine_s(run: RunData) -> float:
+    return sum(f.duration_s for r in run.results for f in r.forks)
+
+
+def _mean_machine_s(runs: Sequence[RunData], key: str) -> float:
+    per_run = [sum(f.duration_s for f in r.forks if f.status is ForkStatus.COMPLETE)
+               for run in runs for r in run.results if r.benchmark.id.key == key]
+    return sum(per_run) / len(per_run) if per_run else 0.0
+
+
+def _run_tests(test) -> None:
+    from benchwarden.adapters.process import run_build
+
+    run_build(list(test.argv), test.cwd, "assess (tracing tests)", env=dict(test.env), timeout_s=1800)

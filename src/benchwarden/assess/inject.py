@@ -1,0 +1,354 @@
+"""One injector per language behind a small protocol: the suite variant that runs slowed, or traced.
+
+* JMH: an extra ``-javaagent:benchwarden-agent.jar=...`` benchmark-JVM argument (the agent, java/agent);
+* Go: a rewritten temporary copy of the module (the rewriter, go/rewriter), the suite re-rooted there;
+* Python (asv): the ``BENCHWARDEN_INJECT`` environment variable, honoured by the asv worker's import hook.
+
+A variant is a :class:`~benchwarden.config.Suite`, so the ordinary runner runs it. Tracing also names
+what each fork needs (its own output directory) and, when known, how to trace the project's own tests.
+Every helper writes versioned JSON lines; reading them is here, statistics are elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Mapping, Protocol, Sequence
+
+from benchwarden.adapters.asv import WORKER_PATH, resolve_suite
+from benchwarden.adapters.jmh import artifact_path, read_benchmark_list
+from benchwarden.assess import helpers
+from benchwarden.config import Suite
+from benchwarden.errors import BenchwardenError, ConfigError
+from benchwarden.model import Benchmark
+
+INJECT_ENV = "BENCHWARDEN_INJECT"
+TRACE_DIR_ENV = "BENCHWARDEN_TRACE_DIR"
+
+
+class InjectionFailed(BenchwardenError):
+    """A slowdown or trace could not be injected (method not found, rewriter error...)."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A suite that runs with ``method`` slowed; ``report`` is the helper's JSON-lines report, if any."""
+
+    suite: Suite
+    method: str
+    report: Path | None = None
+
+
+@dataclass(frozen=True)
+class TestRun:
+    argv: tuple[str, ...]
+    cwd: Path
+    env: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Tracing:
+    """A suite variant whose forks count calls; ``fork_extras(out_dir)`` = (extra JVM args, extra env)."""
+
+    suite: Suite
+    fork_extras: Callable[[Path], tuple[tuple[str, ...], dict[str, str]]]
+    read: Callable[[Path], dict[str, int]]
+    test_run: Callable[[Path], TestRun | None] = field(default=lambda out: None)
+
+
+class Injector(Protocol):
+    kind: str
+
+    def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]: ...
+
+    def slowed(self, suite: Suite, method: str, factor: float, workdir: Path) -> Variant: ...
+
+    def tracing(self, suite: Suite, packages: Sequence[str], workdir: Path,
+                test_command: Sequence[str] | None) -> Tracing: ...
+
+
+def read_jsonl_traces(out_dir: Path) -> dict[str, int]:
+    """Sum ``{"v":1,"method":m,"calls":n}`` lines over every ``trace-*.jsonl`` in ``out_dir`` (one per process)."""
+    counts: dict[str, int] = {}
+    for path in sorted(out_dir.glob("trace-*.jsonl")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                if row.get("v") != 1:
+                    raise ValueError(f"unknown protocol version {row.get('v')!r}")
+                counts[str(row["method"])] = counts.get(str(row["method"]), 0) + int(row["calls"])
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                raise InjectionFailed(f"{path}:{number}: not a trace line: {exc}") from None
+    return counts
+
+
+def report_events(path: Path | None) -> list[dict]:
+    if path is None or not path.is_file():
+        return []
+    events = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            continue
+    return events
+
+
+def instrumentation_error(variant: Variant) -> str | None:
+    """None if the helper's report shows the method was instrumented, else why not (for the ABS report)."""
+    if variant.report is None:
+        return None
+    events = report_events(variant.report)
+    if any(e.get("event") == "instrumented" and e.get("methods") for e in events):
+        return None
+    errors = [str(e.get("message")) for e in events if e.get("event") == "error"]
+    if errors:
+        return f"{variant.method}: injection failed: {errors[0]}"
+    return f"{variant.method}: no such method was loaded while the benchmarks ran (check the name)"
+
+
+def _no_spaces(path: Path, what: str) -> str:
+    text = str(path)
+    if " " in text or ";" in text:
+        raise InjectionFailed(f"{what} {text!r} contains a space or ';', which a -javaagent argument cannot carry")
+    return text
+
+
+# ----------------------------------------------------------------------------------------------- JMH
+
+
+class JmhInjector:
+    """The agent as an extra benchmark-JVM argument (JMH passes it with ``-jvmArgsAppend``)."""
+
+    kind = "jmh"
+
+    def __init__(self, jar: Callable[[], Path] = helpers.agent_jar):
+        self._jar = jar
+
+    def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]:
+        """Packages of the jar's classes except JMH's own, generated ones, and the benchmark classes' packages."""
+        jar = artifact_path(suite.context)
+        bench_packages = {b.id.name.rsplit(".", 2)[0] for b in benchmarks if b.id.name.count(".") >= 2}
+        packages = set()
+        with zipfile.ZipFile(jar) as zf:
+            for name in zf.namelist():
+                if not name.endswith(".class") or "/" not in name or "$" in name.rsplit("/", 1)[-1]:
+                    continue
+                package = name.rsplit("/", 1)[0].replace("/", ".")
+                if package.startswith(("org.openjdk.jmh", "META-INF")) or "jmh_generated" in package:
+                    continue
+                packages.add(package)
+        return sorted(p for p in packages - bench_packages if not any(p.startswith(b + ".") for b in bench_packages))
+
+    def slowed(self, suite: Suite, method: str, factor: float, workdir: Path) -> Variant:
+        workdir.mkdir(parents=True, exist_ok=True)
+        report = workdir / "agent-report.jsonl"
+        report.unlink(missing_ok=True)
+        jar = _no_spaces(self._jar(), "agent jar")
+        agent = f"-javaagent:{jar}=mode=slowdown;method={method};factor={factor!r};report={_no_spaces(report, 'report')}"
+        ctx = suite.context
+        built = replace(ctx, jvm_args=tuple(ctx.jvm_args) + (agent,), build=_build_if_missing(suite))
+        return Variant(replace(suite, context=built), method, report)
+
+    def tracing(self, suite: Suite, packages: Sequence[str], workdir: Path,
+                test_command: Sequence[str] | None) -> Tracing:
+        jar = _no_spaces(self._jar(), "agent jar")
+
+        def agent(out_dir: Path) -> str:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            return f"-javaagent:{jar}=mode=trace;packages={','.join(packages)};out={_no_spaces(out_dir, 'trace dir')}"
+
+        ctx = suite.context
+        traced = replace(suite, context=replace(ctx, build=_build_if_missing(suite)))
+
+        def test_run(out_dir: Path) -> TestRun | None:
+            argv = tuple(test_command) if test_command else (
+                ("mvn", "-q", "-B", "test") if (ctx.root / "pom.xml").is_file() and (ctx.root / "src" / "test").is_dir()
+                else None)
+            if argv is None:
+                return None
+            existing = os.environ.get("JAVA_TOOL_OPTIONS", "")
+            return TestRun(argv, ctx.root, {**ctx.env, "JAVA_TOOL_OPTIONS": f"{existing} {agent(out_dir)}".strip()})
+
+        return Tracing(traced, lambda out: (tuple(ctx.jvm_args) + (agent(out),), {}), read_jsonl_traces, test_run)
+
+
+def _build_if_missing(suite: Suite) -> tuple[str, ...] | None:
+    """Keep the build only if the artifact is not there yet (the baseline runs built it already)."""
+    try:
+        artifact_path(suite.context)
+        return None
+    except BenchwardenError:
+        return suite.context.build
+
+
+# ----------------------------------------------------------------------------------------------- Go
+
+
+def module_root(start: Path) -> Path:
+    """The nearest directory at or above ``start`` holding go.mod; ConfigError if there is none."""
+    for directory in (start, *start.parents):
+        if (directory / "go.mod").is_file():
+            return directory
+    raise ConfigError(f"no go.mod at or above {start}: a Go suite must be inside a Go module")
+
+
+def copy_module(suite: Suite, dest: Path) -> Suite:
+    """Copy the suite's module to ``dest`` (without .git and benchwarden's build output); the suite re-rooted there."""
+    root = module_root(suite.context.root)
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(root, dest, symlinks=True, ignore=shutil.ignore_patterns(".git", ".benchwarden"))
+    rel = suite.context.root.relative_to(root)
+    return replace(suite, context=replace(suite.context, root=dest / rel))
+
+
+def run_rewriter(args: Sequence[str], what: str) -> dict:
+    binary = helpers.rewriter_binary()
+    done = subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        raise InjectionFailed(f"{what}: {done.stderr.strip() or done.stdout.strip()}")
+    try:
+        return json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise InjectionFailed(f"{what}: the rewriter printed {done.stdout!r}, not a JSON line") from None
+
+
+def read_go_counts(index: Path, out_dir: Path) -> dict[str, int]:
+    """Counts from the rewriter's index and the shared counts files (native-endian uint64 per slot)."""
+    counts: dict[str, int] = {}
+    for line in index.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        data = (out_dir / entry["file"]).read_bytes() if (out_dir / entry["file"]).is_file() else b""
+        offset = 8 * int(entry["slot"])
+        value = int.from_bytes(data[offset:offset + 8], sys.byteorder) \
+            if len(data) >= offset + 8 else 0
+        counts[entry["method"]] = counts.get(entry["method"], 0) + value
+    return counts
+
+
+class GoInjector:
+    kind = "go"
+
+    def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]:
+        return ["all"]
+
+    def slowed(self, suite: Suite, method: str, factor: float, workdir: Path) -> Variant:
+        copy = copy_module(suite, workdir / "module")
+        run_rewriter(["-dir", str(module_root(copy.context.root)), "-func", method, "-factor", repr(factor)],
+                     f"slowing {method}")
+        return Variant(copy, method, None)
+
+    def tracing(self, suite: Suite, packages: Sequence[str], workdir: Path,
+                test_command: Sequence[str] | None) -> Tracing:
+        copy = copy_module(suite, workdir / "module")
+        index = workdir / "trace-index.jsonl"
+        args = ["-dir", str(module_root(copy.context.root)), "-index", str(index)]
+        for package in packages or ["all"]:
+            args += ["-trace", package]
+        run_rewriter(args, "tracing " + ", ".join(packages or ["all"]))
+
+        def extras(out_dir: Path) -> tuple[tuple[str, ...], dict[str, str]]:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            return (), {TRACE_DIR_ENV: str(out_dir)}
+
+        def test_run(out_dir: Path) -> TestRun:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            argv = tuple(test_command) if test_command else ("go", "test", "-count=1", "./...")
+            return TestRun(argv, module_root(copy.context.root), {**copy.context.env, TRACE_DIR_ENV: str(out_dir)})
+
+        return Tracing(copy, extras, lambda out: read_go_counts(index, out), test_run)
+
+
+# ----------------------------------------------------------------------------------------------- Python
+
+_SITECUSTOMIZE = '''"""Written by benchwarden assess: installs the asv worker's trace hook in every interpreter."""
+import importlib.util as _u
+_spec = _u.spec_from_file_location("_benchwarden_inject", {worker!r})
+_mod = _u.module_from_spec(_spec)
+_spec.loader.exec_module(_mod)
+_mod.install_injection_from_env()
+'''
+_NOT_LIBRARY = {"benchmarks", "tests", "test", "setup", "conftest", "docs", "examples", "build", "dist"}
+
+
+class PythonInjector:
+    kind = "python"
+
+    def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]:
+        """Top-level modules and packages in the suite's ``pythonpath`` dirs, except the benchmarks and tests."""
+        ctx = suite.context
+        bench_dir = resolve_suite(ctx).benchmark_dir
+        dirs = ctx.options.get("pythonpath") or ["."]
+        found = set()
+        for d in ([dirs] if isinstance(dirs, str) else dirs):
+            base = (ctx.root / d).resolve()
+            for entry in sorted(base.iterdir()) if base.is_dir() else []:
+                name = entry.stem if entry.suffix == ".py" else entry.name
+                if entry.resolve() == bench_dir or name in _NOT_LIBRARY or name.startswith(("_", ".")):
+                    continue
+                if (entry.is_dir() and (entry / "__init__.py").is_file()) or (entry.is_file() and entry.suffix == ".py"):
+                    found.add(name)
+        return sorted(found)
+
+    def slowed(self, suite: Suite, method: str, factor: float, workdir: Path) -> Variant:
+        workdir.mkdir(parents=True, exist_ok=True)
+        report = workdir / "hook-report.jsonl"
+        report.unlink(missing_ok=True)
+        spec = {"v": 1, "mode": "slowdown", "target": method, "factor": factor, "report": str(report)}
+        ctx = suite.context
+        env = {**ctx.env, INJECT_ENV: json.dumps(spec)}
+        return Variant(replace(suite, context=replace(ctx, env=env)), method, report)
+
+    def tracing(self, suite: Suite, packages: Sequence[str], workdir: Path,
+                test_command: Sequence[str] | None) -> Tracing:
+        ctx = suite.context
+
+        def spec(out_dir: Path) -> str:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            return json.dumps({"v": 1, "mode": "trace", "modules": list(packages), "out": str(out_dir)})
+
+        site = workdir / "sitecustomize"
+        site.mkdir(parents=True, exist_ok=True)
+        (site / "sitecustomize.py").write_text(_SITECUSTOMIZE.format(worker=str(WORKER_PATH)), encoding="utf-8")
+
+        def test_run(out_dir: Path) -> TestRun | None:
+            argv = tuple(test_command) if test_command else (
+                (resolve_suite(ctx).python, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+                if (ctx.root / "tests").is_dir() else None)
+            if argv is None:
+                return None
+            env = dict(resolve_suite(ctx).env)
+            env["PYTHONPATH"] = os.pathsep.join([str(site)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+            env[INJECT_ENV] = spec(out_dir)
+            return TestRun(argv, ctx.root, env)
+
+        return Tracing(suite, lambda out: ((), {INJECT_ENV: spec(out)}), read_jsonl_traces, test_run)
+
+
+INJECTORS: dict[str, Callable[[], Injector]] = {"jmh": JmhInjector, "go": GoInjector, "python": PythonInjector}
+
+
+def injector_for(kind: str) -> Injector:
+    try:
+        return INJECTORS[kind]()
+    except KeyError:
+        raise ConfigError(f"suites of kind '{kind}' cannot be assessed: slowdown injection exists for "
+                          f"{', '.join(sorted(INJECTORS))}") from None
+
+
+_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_name(text: str) -> str:
+    """A directory name for a method or benchmark (readable, no separators)."""
+    return _SAFE.sub("_", text).strip("_")[:80] or "x"

@@ -1,0 +1,81 @@
+"""K′, the core API methods to slow down: from ``[assess] methods`` or the most-called public methods.
+
+The study picked the 20 methods most often invoked while client projects' unit tests ran (§6.2;
+digest seed-003 §3.2; ties unspecified). Here the trace comes from the project's own tests (``discover =
+"tests"``, when a test command is known) or from its benchmarks (``"benchmarks"``); ties are broken by
+name so the choice is reproducible. Method names follow each language's own notation:
+
+* Java: ``pkg.Class#name(param types)``, e.g. ``wordstat.WordStat#tokenize(java.lang.String)``
+  (without a parameter list every overload is meant);
+* Go: ``importpath.Func``, ``importpath.(*T).Method`` or ``importpath.T.Method``;
+* Python: ``module:function`` or ``module:Class.method``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, Mapping
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from benchwarden.units import parse_duration_s
+
+_PATTERNS = {
+    "jmh": re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*#[A-Za-z_$][\w$]*(\([\w$.\[\], ]*\))?$"),
+    "go": re.compile(r"^[^\s()]+\.(\(\*[A-Za-z_]\w*\)\.|[A-Za-z_]\w*\.)?[A-Za-z_]\w*$"),
+    "python": re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)?$"),
+}
+_EXAMPLES = {
+    "jmh": "pkg.Class#method(java.lang.String)",
+    "go": "example.com/pkg.Func or example.com/pkg.(*T).Method",
+    "python": "module:function or module:Class.method",
+}
+
+
+class AssessSettings(BaseModel):
+    """The ``[assess]`` table of benchwarden.toml (every key optional; see docs/assess.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    methods: list[str] = Field(default_factory=list)
+    top: int = Field(default=20, ge=1)
+    discover: Literal["tests", "benchmarks"] | None = None
+    test_command: str | list[str] | None = None
+    packages: list[str] = Field(default_factory=list)
+    runs: int = Field(default=5, ge=2)
+    repetitions: int = Field(default=2, ge=1)
+    slowdown: float | None = Field(default=None, gt=0)
+    budget: float = 600.0
+    unstable_cv: float = Field(default=0.15, gt=0)
+    unstable_spread: float = Field(default=0.25, gt=0)
+    rule: Literal["study", "compare"] = "study"
+
+    @field_validator("budget", mode="before")
+    @classmethod
+    def _budget(cls, value: object) -> float:
+        return parse_duration_s(value)  # type: ignore[arg-type]
+
+
+def check_method(kind: str, method: str) -> str:
+    """``method`` stripped, if it is a valid name for suites of ``kind``; ValueError naming the expected form."""
+    text = method.strip()
+    pattern = _PATTERNS.get(kind)
+    if pattern is None:
+        raise ValueError(f"suites of kind '{kind}' cannot be assessed (slowdown injection exists for jmh, go, python)")
+    if not pattern.match(text):
+        raise ValueError(f"{method!r} is not a {kind} method name; expected {_EXAMPLES[kind]}")
+    return text
+
+
+def most_called(counts: Mapping[str, int], n: int) -> list[str]:
+    """The ``n`` methods with the most calls (ties by name); methods never called are not candidates."""
+    ranked = sorted((m for m, c in counts.items() if c > 0), key=lambda m: (-counts[m], m))
+    return ranked[:n]
+
+
+def merge_counts(*traces: Mapping[str, int]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for trace in traces:
+        for method, calls in trace.items():
+            total[method] = total.get(method, 0) + int(calls)
+    return total

@@ -1,0 +1,175 @@
+"""``benchwarden assess``: variability per benchmark and the API benchmarking score by real slowdown injection."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+from rich.markup import escape
+
+from benchwarden.assess.campaign import AssessOptions, Campaign, SuiteAssessment
+from benchwarden.assess.export import assessment_to_json
+from benchwarden.assess.methods import AssessSettings, check_method
+from benchwarden.cli.common import ExitStatus, Invocation, common_options
+from benchwarden.cli.store_access import store_url_for
+from benchwarden.config import Config, Suite, load_config
+from benchwarden.errors import BenchwardenError, ConfigError, UsageError
+from benchwarden.report.assess_html import assessment_html
+from benchwarden.report.assess_tables import (
+    abs_table,
+    cost_lines,
+    matrix_table,
+    methods_table,
+    smoke_lines,
+    variability_table,
+)
+from benchwarden.report.table import to_rich
+from benchwarden.store import open_store
+from benchwarden.units import parse_duration_s
+
+SCRATCH_STORE = "assess-slowed.db"
+
+
+def _duration(ctx, param, value):
+    if value is None:
+        return None
+    try:
+        return parse_duration_s(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+@click.command("assess")
+@common_options
+@click.option("--runs", type=click.IntRange(min=2), help="Baseline runs for the variability (default 5, [assess] runs).")
+@click.option("--methods", "methods", multiple=True, metavar="METHOD",
+              help="A method of K′ (repeatable); default: [assess] methods, else the most-called public methods.")
+@click.option("--top", type=click.IntRange(min=1), help="Size of an automatically found K′ (default 20).")
+@click.option("--slowdown", type=click.FloatRange(min=0, min_open=True), metavar="V",
+              help="Relative slowdown to inject, e.g. 0.5 (default: twice the 95th-percentile maxSpread).")
+@click.option("--budget", callback=_duration, metavar="DURATION", help="Time budget of the smoke subset (default 10m).")
+@click.option("--rule", type=click.Choice(["study", "compare"]), help="Detection rule (default: the study's).")
+@click.option("--stubs", "stubs_dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Write a benchmark stub per uncovered method into this directory.")
+@click.option("--html", "html_file", type=click.Path(path_type=Path, dir_okay=False), help="Write an HTML report.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress messages.")
+def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, stubs_dir, html_file, quiet) -> int:
+    """Assess the suite: how stable each benchmark is, and which core API methods it would notice getting slower.
+
+    Runs the suite N times (reusing stored runs of the same commit), slows each method of K′ down for
+    real (Java agent, Go source rewrite, Python import hook), runs the benchmarks that reach it twice, and
+    reports the API benchmarking score (Laaber & Leitner, MSR 2018) with a CI smoke subset and stubs.
+    """
+    config = load_config(inv.config_path)
+    settings = config.section("assess", AssessSettings)
+    suites = _assessable(config, inv.suite)
+    log = (lambda message: None) if (quiet or inv.json) else \
+        (lambda message: inv.err_console.print(f"assess: {escape(message)}", highlight=False))
+    store_url = store_url_for(inv)
+    store = open_store(store_url)
+    scratch = open_store(_scratch_location(store_url, config))
+    docs, failures = [], 0
+    try:
+        with tempfile.TemporaryDirectory(prefix="benchwarden-assess-") as workdir:
+            for suite in suites:
+                options = _options(settings, suite, config, inv, runs, methods, top, slowdown, budget, rule)
+                log(f"suite {suite.name}: {options.runs} baseline runs, then slowdown injection")
+                try:
+                    result = Campaign(suite, store, scratch, Path(workdir) / suite.name, options, log=log).run()
+                except BenchwardenError as exc:
+                    failures += 1
+                    inv.err_console.print(f"error: suite {suite.name}: {escape(str(exc))}", highlight=False)
+                    continue
+                docs.append(assessment_to_json(result))
+                if stubs_dir is not None:
+                    _write_stubs(result, stubs_dir, inv)
+    finally:
+        store.close()
+        scratch.close()
+    if html_file is not None and docs:
+        html_file.write_bytes(assessment_html(docs))
+    if inv.json:
+        inv.emit_json({"v": 1, "suites": docs})
+    else:
+        for doc in docs:
+            _print(inv, doc)
+        if html_file is not None and docs:
+            inv.console.print(f"HTML report: {html_file}")
+    return ExitStatus.ERROR if failures else ExitStatus.OK
+
+
+def _assessable(config: Config, names: tuple[str, ...]) -> list[Suite]:
+    selected = config.select(names)
+    kinds = {"jmh", "go", "python"}
+    if names:
+        bad = [s.name for s in selected if s.kind not in kinds]
+        if bad:
+            raise UsageError(f"suite(s) {', '.join(bad)} cannot be assessed: slowdown injection exists for jmh, go "
+                             f"and python suites")
+    suites = [s for s in selected if s.kind in kinds]
+    if not suites:
+        raise ConfigError("no jmh, go or python suite to assess", str(config.path))
+    return suites
+
+
+def _options(settings: AssessSettings, suite: Suite, config: Config, inv: Invocation, runs, methods, top,
+             slowdown, budget, rule) -> AssessOptions:
+    chosen = list(methods) if methods else list(settings.methods)
+    checked = []
+    for m in chosen:
+        try:
+            checked.append(check_method(suite.kind, m))
+        except ValueError as exc:
+            if methods:
+                raise UsageError(f"--methods: {exc}") from None
+            raise ConfigError(str(exc), str(config.path), "assess.methods") from None
+    test_command = settings.test_command
+    if isinstance(test_command, str):
+        import shlex
+
+        test_command = shlex.split(test_command)
+    return AssessOptions(
+        runs=runs or settings.runs, repetitions=settings.repetitions,
+        slowdown=slowdown if slowdown is not None else settings.slowdown, methods=tuple(checked),
+        top=top or settings.top, discover=settings.discover,
+        test_command=tuple(test_command) if test_command else None, packages=tuple(settings.packages),
+        budget_s=budget if budget is not None else settings.budget, unstable_cv=settings.unstable_cv,
+        unstable_spread=settings.unstable_spread, cli_filter=inv.filter, config_path=str(config.path),
+        rule=rule or settings.rule)
+
+
+def _scratch_location(store_url: str, config: Config) -> str:
+    """Slowed runs go to their own SQLite file, next to a SQLite store, else next to the config."""
+    if "://" not in store_url:
+        return str(Path(store_url).with_name(SCRATCH_STORE))
+    return str(config.root / ".benchwarden" / SCRATCH_STORE)
+
+
+def _write_stubs(result: SuiteAssessment, directory: Path, inv: Invocation) -> None:
+    for stub in result.stubs:
+        target = directory / result.suite / stub.path
+        if target.exists():
+            inv.err_console.print(f"note: {target} exists; stub not written", highlight=False)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(stub.text, encoding="utf-8")
+
+
+def _print(inv: Invocation, doc: dict) -> None:
+    c = inv.console
+    c.print(f"[bold]suite {escape(doc['suite'])}[/bold] ({doc['kind']}): slowdown v = {doc['slowdown']['v']:.1%} "
+            f"({escape(doc['slowdown']['source'])}); K′ from {doc['methods']['source']}")
+    c.print(to_rich(variability_table(doc)))
+    buckets = ", ".join(f"{k}: {v}" for k, v in doc["variability"]["buckets"].items())
+    unstable = ", ".join(doc["variability"]["unstable"]) or "none"
+    c.print(escape(f"maxSpread buckets: {buckets}; unstable: {unstable}"))
+    c.print(to_rich(abs_table(doc)))
+    c.print(to_rich(methods_table(doc)))
+    c.print(to_rich(matrix_table(doc)))
+    for line in smoke_lines(doc) + cost_lines(doc):
+        c.print(escape(line))
+    for stub in doc["stubs"]:
+        c.print(f"stub for {escape(stub['method'])}: {escape(stub['path'])}")
+    for warning in doc["warnings"]:
+        c.print(f"note: {escape(warning)}", style="dim")

@@ -1,0 +1,103 @@
+"""Tables of an assessment, built from its JSON document (``assess.export``), for the terminal and HTML.
+
+Nothing here computes: it formats what the assessment decided.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from benchwarden.report.table import Column, TableModel, fmt_number, fmt_percent
+from benchwarden.units import format_duration
+
+VARIANT_TITLES = {"total": "total (all benchmarks)", "relative": "relative (without the worst 5 % by maxSpread)",
+                  "absolute": "absolute (without maxSpread > 50 %)"}
+
+
+def abs_table(doc: Mapping[str, Any]) -> TableModel:
+    n = len(doc["methods"]["selected"])
+    model = TableModel([Column("ABS variant"), Column("score", "right"), Column("covered", "right"),
+                        Column("excluded benchmarks", "right")], title="API benchmarking score")
+    for v in doc["abs"]["variants"]:
+        model.add([VARIANT_TITLES.get(v["name"], v["name"]), f"{v['score']:.0f}%", f"{len(v['covered'])}/{n}",
+                   str(len(v["excluded"]))])
+    return model
+
+
+def methods_table(doc: Mapping[str, Any]) -> TableModel:
+    model = TableModel([Column("method"), Column("covered"), Column("detected by"), Column("reached by", "right")],
+                       title=f"K′: {len(doc['abs']['methods'])} methods (slowed by {doc['slowdown']['v']:.0%}), "
+                             f"uncovered first")
+    for m in doc["abs"]["methods"]:
+        detected = ", ".join(m["detected_by"]) or (m["error"] or "-")
+        model.add([m["method"], "yes" if m["covered"] else "NO", detected, str(len(m["reached_by"]))],
+                  style=None if m["covered"] else "red")
+    return model
+
+
+def variability_table(doc: Mapping[str, Any]) -> TableModel:
+    var = doc["variability"]
+    model = TableModel([Column("benchmark"), Column("maxSpread", "right"), Column("bucket"), Column("CV", "right"),
+                        Column("RCIW", "right"), Column("threshold", "right"), Column("time/run", "right"),
+                        Column("stability")],
+                       title=f"variability over {var['runs']} runs")
+    for b in var["benchmarks"]:
+        model.add([b["key"], fmt_percent(b["max_spread"]), b["bucket"], fmt_percent(b["cv"]), fmt_percent(b["rciw"]),
+                   fmt_percent(b["recommended_threshold"], 0),
+                   format_duration(b["expected_s"]) if b["expected_s"] is not None else "-",
+                   "UNSTABLE: " + "; ".join(b["reasons"]) if b["unstable"] else "stable"],
+                  style="yellow" if b["unstable"] else None)
+    return model
+
+
+def matrix(doc: Mapping[str, Any]) -> tuple[list[str], list[str], dict[tuple[str, str], dict[str, Any]]]:
+    """(methods, benchmarks, cells): a cell per (method, benchmark) that ran slowed."""
+    methods = [m["method"] for m in doc["abs"]["methods"]]
+    benchmarks = [b["key"] for b in doc["variability"]["benchmarks"]]
+    cells = {(d["method"], d["benchmark"]): d for d in doc["detections"]}
+    return methods, benchmarks, cells
+
+
+def cell_text(cell: Mapping[str, Any] | None) -> str:
+    if cell is None:
+        return ""
+    changes = [c["relative_change"] for c in cell["repetitions"] if c["relative_change"] is not None]
+    change = f"{min(changes, key=abs):+.0%}" if changes else ""
+    return ("✓ " if cell["detected"] else "· ") + change
+
+
+def matrix_table(doc: Mapping[str, Any]) -> TableModel:
+    methods, benchmarks, cells = matrix(doc)
+    model = TableModel([Column("method")] + [Column(b, "right") for b in benchmarks],
+                       title="detection matrix (✓ detected in every repetition, · ran slowed but not detected; "
+                             "the smaller change of the repetitions)")
+    for m in methods:
+        model.add([m] + [cell_text(cells.get((m, b))) for b in benchmarks])
+    return model
+
+
+def cost_lines(doc: Mapping[str, Any]) -> list[str]:
+    c = doc["cost"]
+    ratio = f"{c['ratio']:.0%}" if c["ratio"] is not None else "-"
+    return [
+        f"machine time for ABS: {format_duration(c['used_s'])} (tracing {format_duration(c['trace_s'])}, preparing "
+        f"{format_duration(c['prepare_s'])}, slowed runs {format_duration(c['injected_s'])}) against "
+        f"{format_duration(c['study_s'])} for the study's {c['study_runs']} full-suite runs of "
+        f"{format_duration(c['full_run_s'])} each: {ratio}",
+        f"variability runs taken now: {format_duration(c['variability_s'])}; wall time {format_duration(c['wall_s'])}",
+    ]
+
+
+def smoke_lines(doc: Mapping[str, Any]) -> list[str]:
+    s = doc["smoke"]
+    if not s["covered"] and not s["not_covered"]:
+        return ["smoke subset: no method is covered, so there is nothing for a smoke subset to keep"]
+    lines = [f"smoke subset ({format_duration(s['expected_s'])} of {format_duration(s['budget_s'])} budget): "
+             f"{', '.join(s['benchmarks']) or '-'} — detects {len(s['covered'])} covered method(s)"]
+    if s["not_covered"]:
+        lines.append(f"  not within the budget: {', '.join(s['not_covered'])}")
+    return lines
+
+
+def fmt_calls(n: int | None) -> str:
+    return fmt_number(float(n), 6) if n is not None else "-"

@@ -1,0 +1,98 @@
+"""A deterministic in-process harness and injector for campaign tests (no processes, no helpers).
+
+The fake benchmarks "call" methods according to ``REACHES``; a fork whose env names a slowed method
+(``FAKE_SLOW``) runs proportionally slower when its benchmark spends time in that method
+(``SHARE``); a fork with ``FAKE_TRACE`` writes trace lines as the real helpers do.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
+from benchwarden.assess.inject import Tracing, TestRun, Variant, read_jsonl_traces
+from benchwarden.model import Benchmark, BenchmarkId, IterationResult
+
+#: benchmark -> methods it calls (with how many calls per fork)
+REACHES = {"fast": {"lib:a": 10, "lib:b": 5}, "solo": {"lib:b": 3}, "noisy": {"lib:a": 1}, "setup_only": {"lib:c": 1}}
+#: benchmark -> method -> share of the benchmark's time spent in it (0: called from setup only)
+SHARE = {"fast": {"lib:a": 0.8, "lib:b": 0.1}, "solo": {"lib:b": 0.9}, "noisy": {"lib:a": 0.5},
+         "setup_only": {"lib:c": 0.0}}
+MEANS = {"fast": 1000.0, "solo": 5000.0, "noisy": 2000.0, "setup_only": 800.0}
+
+
+class FakeAssessFork:
+    def __init__(self, name: str, plan: ForkPlan, seed: int):
+        self.name, self.plan = name, plan
+        self.rng = np.random.default_rng(seed)
+
+    def __iter__(self):
+        trace = self.plan.env.get("FAKE_TRACE")
+        if trace:
+            Path(trace).mkdir(parents=True, exist_ok=True)
+            lines = [json.dumps({"v": 1, "method": m, "calls": n}) for m, n in REACHES[self.name].items()]
+            (Path(trace) / "trace-1.jsonl").write_text("\n".join(lines) + "\n")
+        slowed = self.plan.env.get("FAKE_SLOW")
+        factor = float(self.plan.env.get("FAKE_FACTOR", "0"))
+        mean = MEANS[self.name] * (1 + factor * SHARE[self.name].get(slowed, 0.0))
+        cv = 0.4 if self.name == "noisy" else 0.01
+        fork_offset = self.rng.normal(0, cv)
+        for _ in range(self.plan.max_iterations):
+            yield IterationResult(value_ns=max(1.0, mean * (1 + fork_offset + self.rng.normal(0, cv / 2))),
+                                  raw_value=mean)
+
+    def stop(self):
+        pass
+
+    def output_tail(self):
+        return ""
+
+
+class FakeAssessAdapter:
+    kind = "fake"
+    forks = 0
+
+    def prepare(self, ctx: SuiteContext) -> PreparedSuite:
+        return PreparedSuite(toolchain={"fake": "1"})
+
+    def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
+        return [Benchmark(BenchmarkId(ctx.name, n), "avgt", "ns/op") for n in REACHES]
+
+    def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> FakeAssessFork:
+        FakeAssessAdapter.forks += 1
+        env = {**ctx.env, **plan.env}
+        return FakeAssessFork(benchmark.id.name, replace(plan, env=env), seed=FakeAssessAdapter.forks)
+
+
+class FakeInjector:
+    kind = "fake"
+
+    def __init__(self):
+        self.slowed_methods = []
+
+    def default_packages(self, suite, benchmarks):
+        return ["lib"]
+
+    def slowed(self, suite, method, factor, workdir):
+        self.slowed_methods.append(method)
+        workdir.mkdir(parents=True, exist_ok=True)
+        report = workdir / "report.jsonl"
+        known = method in {"lib:a", "lib:b", "lib:c"}
+        event = {"v": 1, "event": "instrumented", "methods": [method]} if known else {"v": 1, "event": "error",
+                                                                                       "message": "no such function"}
+        report.write_text(json.dumps(event) + "\n")
+        env = {**suite.context.env, "FAKE_SLOW": method, "FAKE_FACTOR": repr(factor)}
+        return Variant(replace(suite, context=replace(suite.context, env=env)), method, report)
+
+    def tracing(self, suite, packages, workdir, test_command):
+        def test_run(out: Path):
+            return None
+        return Tracing(suite, lambda out: ((), {"FAKE_TRACE": str(out)}), read_jsonl_traces, test_run)
+
+
+def unused(_: TestRun) -> None:  # keeps the import used for readers of this module
+    return None

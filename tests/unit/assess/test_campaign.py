@@ -1,0 +1,99 @@
+"""The campaign end to end through a fake harness and injector: real runner, real SQLite stores, no processes."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from benchwarden.adapters.base import SuiteContext
+from benchwarden.assess.campaign import AssessOptions, Campaign
+from benchwarden.config import RunSettings, Suite
+from benchwarden.store import open_store
+from tests.unit.assess.fake_assess import FakeAssessAdapter, FakeInjector
+
+
+def make_suite(root: Path) -> Suite:
+    settings = RunSettings(iteration_time_s=0.01, warmup_min=1, warmup_max=1, iterations=8, forks_min=2, forks_max=2)
+    return Suite(SuiteContext(name="lib", kind="fake", root=root), settings)
+
+
+def campaign(tmp_path, suite, **options):
+    store = open_store(tmp_path / "results.db")
+    scratch = open_store(tmp_path / "scratch.db")
+    injector = FakeInjector()
+    opts = AssessOptions(**{"runs": 3, "slowdown": 1.0, "methods": ("lib:a", "lib:b", "lib:c", "lib:zzz"), **options})
+    c = Campaign(suite, store, scratch, tmp_path / "work", opts, adapter_factory=lambda kind: FakeAssessAdapter(),
+                 injector=injector)
+    return c, store, scratch, injector
+
+
+def test_coverage_unstable_benchmarks_and_only_reaching_benchmarks_run(tmp_path):
+    suite = make_suite(tmp_path)
+    c, store, scratch, injector = campaign(tmp_path, suite)
+    result = c.run()
+    cov = {m.method: m for m in result.abs.methods}
+    assert set(cov["lib:a"].detected_by) == {"fast"}  # noisy reaches it but its noise hides a 50 % slowdown
+    assert set(cov["lib:b"].detected_by) == {"solo"}  # fast spends only 10 % in b: change 10 % < v/2
+    assert cov["lib:c"].reached_by == ("setup_only",) and not cov["lib:c"].covered  # reached from setup only
+    assert "lib:zzz" in cov and cov["lib:zzz"].reached_by == () and not cov["lib:zzz"].covered
+    # uncovered methods first
+    assert [m.covered for m in result.abs.methods] == sorted(m.covered for m in result.abs.methods)
+    assert result.abs.variant("total").score == pytest.approx(50.0)
+    assert result.variability.unstable == ("noisy",)
+    # lib:zzz reached no benchmark: never slowed; slowed runs went to the scratch store only
+    assert "lib:zzz" not in injector.slowed_methods
+    assert all(run.label.startswith("assess:slow:") for run in scratch.list_runs())
+    assert [r.label for r in store.list_runs()] == ["assess:baseline"] * 3
+    # only the reaching benchmarks ran slowed: lib:a -> fast, noisy (2 repetitions each)
+    slowed_a = [scratch.load_run(r.id) for r in scratch.list_runs() if r.label.startswith("assess:slow:lib:a:")]
+    assert len(slowed_a) == 2 and all({b.benchmark.id.key for b in run.results} == {"fast", "noisy"} for run in slowed_a)
+    assert result.smoke.benchmarks and set(result.smoke.covered) == {"lib:a", "lib:b"}
+    assert result.cost.n_methods == 4 and result.cost.study_s == pytest.approx(2 * 5 * result.cost.full_run_s)
+    assert result.cost.injected_s > 0 and result.cost.trace_s > 0
+
+
+def test_stored_runs_of_the_same_clean_commit_are_reused(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "README").write_text("x")
+    for args in (["init", "-q"], ["add", "README"], ["-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "x"]):
+        subprocess.run(["git", *args], cwd=root, check=True)
+    suite = make_suite(root)
+    first, store, _, _ = campaign(tmp_path, suite, methods=("lib:b",))
+    one = first.run()
+    assert one.reused_runs == () and len(one.baseline_runs) == 3
+    store.close()
+    second, store2, _, _ = campaign(tmp_path, suite, methods=("lib:b",))
+    two = second.run()
+    assert two.reused_runs == one.baseline_runs and two.cost.variability_s == 0.0
+    assert len(store2.list_runs()) == 3  # nothing new was run
+
+
+def test_dirty_or_unknown_commits_are_never_reused(tmp_path):
+    suite = make_suite(tmp_path)  # not a git repository: commit unknown
+    first, store, _, _ = campaign(tmp_path, suite, methods=("lib:b",))
+    first.run()
+    store.close()
+    second, store2, _, _ = campaign(tmp_path, suite, methods=("lib:b",))
+    assert second.run().reused_runs == ()
+    assert len(store2.list_runs()) == 6
+
+
+def test_an_unknown_method_is_reported_not_silently_uncovered(tmp_path):
+    suite = make_suite(tmp_path)
+    c, *_ = campaign(tmp_path, suite, methods=("lib:b",))
+    # make lib:b look unknown to the injector's report
+    injector = c.injector
+    original = injector.slowed
+
+    def slowed(suite, method, factor, workdir):
+        variant = original(suite, method, factor, workdir)
+        variant.report.write_text('{"v":1,"event":"error","message":"no function b in module lib"}\n')
+        return variant
+
+    injector.slowed = slowed
+    result = c.run()
+    assert result.abs.methods[0].error and "no function b" in result.abs.methods[0].error
+    assert not result.abs.methods[0].covered

@@ -1,0 +1,77 @@
+"""The asv worker's import hook: slowdown precision (±20 % of v for methods of ≥ 1 µs), nesting, exact trace counts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchwarden.adapters.asv import WORKER_PATH
+from benchwarden.assess.inject import read_jsonl_traces
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "assess" / "python"
+
+
+def drive(env_spec: dict | None, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "BENCHWARDEN_INJECT"}
+    if env_spec is not None:
+        env["BENCHWARDEN_INJECT"] = json.dumps(env_spec)
+    env["PYTHONPATH"] = str(DATA)
+    return subprocess.run([sys.executable, str(DATA / "drive.py"), str(WORKER_PATH.parent), *args], env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def measured_slowdown(spec, n, target) -> float:
+    done = drive(spec, "ratio", str(n), target)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    return result["slowed_ns"] / result["twin_ns"] - 1
+
+
+@pytest.mark.parametrize("n", [40, 120])  # about 1.5 µs and 4 µs per call on this class of machine
+def test_slowdown_is_within_20_percent_of_v(n, tmp_path):
+    report = tmp_path / "report.jsonl"
+    spec = {"v": 1, "mode": "slowdown", "target": "pyprobe:work", "factor": 1.0, "report": str(report)}
+    got = measured_slowdown(spec, n, "work")
+    assert 0.8 <= got <= 1.2, f"injected slowdown {got:.3f}, expected 1.0 ± 20 %"
+    events = [json.loads(line) for line in report.read_text().splitlines()]
+    assert events[0]["event"] == "installed" and events[-1] == {"v": 1, "event": "instrumented",
+                                                                 "methods": ["pyprobe:work"]}
+
+
+def test_recursion_is_slowed_once_at_the_outermost_call():
+    spec = {"v": 1, "mode": "slowdown", "target": "pyprobe:recurse", "factor": 1.0}
+    got = measured_slowdown(spec, 120, "recurse")
+    assert 0.8 <= got <= 1.2, f"recursive target slowed by {got:.3f}, expected 1.0 ± 20 % (not compounded)"
+
+
+def test_without_injection_nothing_changes():
+    got = measured_slowdown(None, 120, "work")
+    assert abs(got) < 0.1
+
+
+def test_trace_counts_calls_exactly_and_only_public_api(tmp_path):
+    out = tmp_path / "trace"
+    done = drive({"v": 1, "mode": "trace", "modules": ["pyprobe"], "out": str(out)}, "calls")
+    assert done.returncode == 0, done.stderr
+    counts = read_jsonl_traces(out)
+    assert counts["pyprobe:add"] == 1234
+    assert counts["pyprobe:Counter.inc"] == 56
+    assert counts["pyprobe:Counter.make"] == 1 and counts["pyprobe:Counter.build"] == 1
+    assert counts["pyprobe:work"] == 0  # public, never called: listed with 0
+    assert not any("_private" in m or "_hidden" in m or "__init__" in m for m in counts)
+
+
+def test_an_unknown_target_is_reported_and_a_bad_spec_is_an_error(tmp_path):
+    report = tmp_path / "r.jsonl"
+    done = drive({"v": 1, "mode": "slowdown", "target": "pyprobe:nope", "factor": 1, "report": str(report)},
+                 "ratio", "10", "work")
+    assert done.returncode == 0
+    events = [json.loads(line) for line in report.read_text().splitlines()]
+    assert events[-1]["event"] == "error" and "no function nope" in events[-1]["message"]
+    bad = drive({"v": 1, "mode": "slowdown", "target": "pyprobe.work", "factor": 1}, "calls")
+    assert bad.returncode != 0 and "module:function" in bad.stderr
