@@ -35,7 +35,7 @@ from benchwarden.compare.sequential import SequentialDesign
 from benchwarden.compare.settings import CompareSettings
 from benchwarden.model import BenchmarkStatus, ForkResult, ForkStatus, RunStatus, StopDecision
 from benchwarden.runner.engine import PlannedBenchmark, RunInterrupted, _BenchmarkSkipped, run_fork
-from benchwarden.runner.policy import make_policy
+from benchwarden.runner.policy import StopPolicy, make_policy
 from benchwarden.runner.progress import ProgressListener
 
 ROLES = ("base", "candidate")
@@ -80,6 +80,7 @@ class _BenchmarkState:
     skipped: bool = False
     done: bool = False
     result: BenchmarkComparison | None = None
+    policies: dict[str, StopPolicy] = field(default_factory=dict)  # one per side: policies may memoise
 
     @property
     def key(self) -> str:
@@ -145,9 +146,11 @@ class InterleavedSession:
         run_id = self.run_ids[role]
         bench = planned.benchmark
         self.listener.fork_started(bench, pair, self.design.max_pairs)
+        if role not in state.policies:
+            state.policies[role] = make_policy(planned.settings)
+        policy = state.policies[role]
         try:
-            fork = run_fork(planned.adapter, planned, pair, make_policy(planned.suite.settings.stop),
-                            self.listener, self.wall)
+            fork = run_fork(planned.adapter, planned, pair, policy, self.listener, self.wall)
         except _BenchmarkSkipped as exc:
             state.skipped, state.message = True, f"skipped: {exc}"
             return False

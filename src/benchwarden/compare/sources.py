@@ -55,8 +55,11 @@ class Sources:
 
 def from_revisions(suites: Sequence[Suite], repo: Path, base_ref: str, candidate_ref: str) -> Sources:
     """Both sides at git revisions (``WORKTREE`` = the working tree); each commit checked out and built once."""
-    return Sources("revisions", _revision_side("base", suites, repo, base_ref),
-                   _revision_side("candidate", suites, repo, candidate_ref))
+    base = _revision_side("base", suites, repo, base_ref)
+    candidate = _revision_side("candidate", suites, repo, candidate_ref)
+    if base.commit == candidate.commit and (base_ref == WORKTREE) == (candidate_ref == WORKTREE):
+        candidate = replace(candidate, build_shared_with_base=True)  # one build of identical files (A/A)
+    return Sources("revisions", base, candidate)
 
 
 def _revision_side(role: str, suites: Sequence[Suite], repo: Path, ref: str) -> Side:

@@ -12,7 +12,7 @@ The rule (docs/compare.md, "Verdict"):
    (:func:`benchwarden.stats.ci_ratio_of_means`) at the level the sequential
    design assigns to this look.
 2. The practical threshold ``t = max(min_change, noise floor)``: the noise
-   floor is the benchmark's own fork-to-fork variation (twice the pooled
+   floor is the benchmark's own fork-to-fork variation (twice a robust
    relative standard deviation of fork means within each version), so a
    benchmark whose forks differ by 8 % from one another is not called slower
    for a 5 % change.  The equivalence band is ``[1/(1+t), 1+t]``, symmetric on the
@@ -47,7 +47,8 @@ from benchwarden.stats import Interval, TestResult
 
 DEFAULT_MIN_CHANGE = 0.02
 DEFAULT_RANK_ALPHA = 0.05
-NOISE_FLOOR_SDS = 2.0  # the noise floor in pooled standard deviations of fork means (see noise_floor)
+NOISE_FLOOR_SDS = 2.0  # the noise floor in (robust) standard deviations of fork means (see noise_floor)
+MAD_TO_SD = 1.4826  # median absolute deviation -> standard deviation for normal data
 
 
 class Verdict(str, enum.Enum):
@@ -94,27 +95,28 @@ class Judgement:
 
 
 def noise_floor(base: ForkMatrix, candidate: ForkMatrix) -> float:
-    """The benchmark's own noise floor: ``NOISE_FLOOR_SDS`` x the pooled relative SD of fork means.
+    """The benchmark's own noise floor: ``NOISE_FLOOR_SDS`` x a robust relative SD of fork means.
 
-    ``σ = sqrt( Σ_v Σ_f (m_vf − m̄_v)² / m̄_v² / (C_b + C_c − 2) )`` is how much one fork's mean
-    typically differs from its version's mean, as a fraction, pooled *within* versions (a real
-    difference between the versions does not raise it); 0 with one fork per side.  The floor is
-    2σ: about 95 % of single forks of an unchanged version lie within ±2σ of its mean, so a change
-    smaller than that is within the benchmark's fork-to-fork noise.  This is the fork-level analogue
-    of the maxSpread-derived threshold of Laaber & Leitner (MSR 2018, seed-003 §3.6).  Why 2σ and not
-    σ: with the threshold at σ an "unchanged" verdict needs the interval's half-width
-    ``z·σ·√(2/n)`` below σ, i.e. n > 2z² ≈ 12 fork pairs at the sequential levels — the A/A
-    comparisons of a moderately noisy benchmark would never settle; at 2σ, n > z²/2 ≈ 3.
+    Each fork mean is taken relative to its version's median fork mean, ``r = m_vf / median_v − 1``
+    (within versions, so a real difference between the versions does not raise it); the spread is
+    the normal-consistent median absolute deviation of all r pooled, ``σ = 1.4826 · median |r|``
+    (Hampel 1974) — robust, so one fork disturbed by the machine (measured on the examples: a first
+    fork 60 % slow) does not lift the threshold of an otherwise stable benchmark to 30 %.  0 with one
+    fork per side.  The floor is 2σ: about 95 % of single forks of an unchanged version lie within
+    ±2σ of its centre, so a change smaller than that is within the benchmark's fork-to-fork noise.
+    This is the fork-level analogue of the maxSpread-derived threshold of Laaber & Leitner (MSR 2018,
+    seed-003 §3.6).  Why 2σ and not σ: with the threshold at σ an "unchanged" verdict needs the
+    interval's half-width ``z·σ·√(2/n)`` below σ, i.e. n > 2z² ≈ 12 fork pairs at the sequential
+    levels, so A/A comparisons of a moderately noisy benchmark would never settle; at 2σ, n > z²/2 ≈ 3.
     """
-    squares = 0.0
-    dof = 0
+    deviations: list[float] = []
     for forks in (base, candidate):
         means = np.array([float(np.mean(f)) for f in forks])
-        if means.size < 2:
-            continue
-        squares += float(np.sum(((means - means.mean()) / means.mean()) ** 2))
-        dof += means.size - 1
-    return NOISE_FLOOR_SDS * math.sqrt(squares / dof) if dof else 0.0
+        if means.size >= 2:
+            deviations.extend(np.abs(means / np.median(means) - 1.0))
+    if not deviations:
+        return 0.0
+    return NOISE_FLOOR_SDS * MAD_TO_SD * float(np.median(deviations))
 
 
 def practical_threshold(min_change: float, floor: float) -> float:
