@@ -85,15 +85,19 @@ def decide(states: Sequence[WindowState], done: int, minimum: int, maximum: int,
     """One checkpoint's decision from the criteria windows (pure).
 
     ``done`` units (iterations or forks) have run; below ``minimum`` nothing
-    is decided; all windows stable -> stop ("stable"); at ``maximum`` the
-    phase ends with reason "maximum-reached" and a warning that names the
-    criteria that were not stable.
+    is decided; all windows stable -> stop ("stable"); when ``minimum`` equals
+    ``maximum`` the count is fixed and the phase ends there ("fixed", no
+    warning); otherwise at ``maximum`` the phase ends with reason
+    "maximum-reached" and a warning that names the criteria that were not
+    stable.
     """
     values = decision_values(states)
     if done < minimum:
         return StopDecision(stop=False, reason="below-minimum", values=values)
     if all(s.stable for s in states):
         return StopDecision(stop=True, reason="stable", values=values)
+    if minimum >= maximum and done >= maximum:  # the user fixed the count (e.g. --forks 3): nothing to warn about
+        return StopDecision(stop=True, reason="fixed", values=values)
     incomplete = any(s.stable is None for s in states)
     if done >= maximum:
         why = "; ".join(s.describe() for s in states if not s.stable)

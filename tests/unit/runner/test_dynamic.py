@@ -193,3 +193,12 @@ def test_wuersten_worked_example_with_criterion_overhead():
     evaluation = _evaluation([(15, 9)])
     assert evaluation.time_saved_with(0.0088) == pytest.approx(1 - 44.2112 / 500)
     assert evaluation.time_saved == pytest.approx(1 - 44 / 500)
+
+
+def test_a_fixed_count_ends_without_a_warning(tmp_path, store):
+    result = run_one(tmp_path, store, trend, (CV,), warmup_min=7, warmup_max=7, forks_min=3, forks_max=3)
+    assert [len(f.warmup) for f in result.forks] == [7, 7, 7]
+    assert all(f.warmup_decisions[-1].reason == "fixed" and f.warmup_decisions[-1].warning is None
+               for f in result.forks)
+    assert result.fork_decisions[-1].reason == "fixed" and result.fork_decisions[-1].warning is None
+    assert "cv" in result.fork_decisions[-1].values  # the values are still recorded

@@ -1,0 +1,185 @@
+"""Dynamic against static stopping on the example JMH suite, measured in one run (issue 4's "done when").
+
+Design (Laaber et al. FSE 2020 §5.3–5.5, scaled down): the static run is JMH 1.21's default budget —
+5 forks × (5 + 5) iterations of 10 s = 500 s per benchmark — recorded as the study did, 5 forks × 100
+iterations of ``t`` with no warmup (the same budget when ``t`` = 1 s; here ``t`` = 100 ms by default, so
+50 s per benchmark).  Its baseline is the last 50 iterations of every fork.  The dynamic run is a live
+``benchwarden run`` with the study's bounds ⟨wi 5–50, mi 10, forks 2–5⟩ and the same ``t``.
+
+Reported, all from this run:
+
+* time saved: ``1 − Σ t_dyn / Σ t_static`` with ``t = iterations × t`` (the study's model) and with the
+  forks' wall time (JVM start-up included);
+* A/A test of the live dynamic result against the static baseline (different JVMs, so a real A/A):
+  the 99 % percentile hierarchical-bootstrap interval of the ratio of means contains 1 (the study's
+  test; the studentized interval is reported beside it);
+* mean change rate ``|mean_dyn / mean_static − 1|`` and shares below 1 %, 2 %, 3 %;
+* criterion overhead: CPU time in the stop policy per checkpoint and as a share of the dynamic run's
+  wall time (live), and the same from a replay of the static recording;
+* the study's evaluation (replay of each criterion on the static recording) beside it.
+
+Usage: ``.venv/bin/python benchmarks/dynamic_vs_static.py [--iteration-time 100ms] [--criteria cv]
+[--filter REGEX] [--json FILE]`` (builds a private copy of examples/jmh).  Takes ~8 minutes at 100 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from benchwarden import stats
+from benchwarden.config import CRITERION_DEFAULTS, DEFAULT_CRITERIA, load_config, resolve_criteria
+from benchwarden.model import RunMeta
+from benchwarden.replay import AAOptions, Baseline, ReplayConfig, STUDY_BOUNDS, recorded_series, replay_run
+from benchwarden.runner import engine
+from benchwarden.runner.engine import Runner, plan_run
+from benchwarden.store import open_store
+from benchwarden.units import parse_duration_s
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "jmh"
+
+
+def _config(work: Path, t: str, stop: str, warmup: str, iterations: int, forks: str, criteria: list[str]) -> Path:
+    path = work / f"benchwarden-{stop}.toml"
+    path.write_text(f"""
+[store]
+url = "results.db"
+
+[suites.wordstat]
+kind = "jmh"
+path = "jmh"
+build = "mvn -q -B package -DskipTests"
+artifact = "target/benchmarks.jar"
+jvm_args = ["-Xmx256m"]
+iteration_time = "{t}"
+warmup = {warmup}
+iterations = {iterations}
+forks = {forks}
+stop = "{stop}"
+criteria = {json.dumps(criteria)}
+timeout = "5m"
+""")
+    return path
+
+
+def _run(config_path: Path, filter_: str | None, policies: list) -> tuple[object, float]:
+    config = load_config(config_path)
+    suites = list(config.suites.values())
+    plan = plan_run(suites, filter_)
+    if plan.failed_suites:
+        raise SystemExit(f"suite failed: {plan.failed_suites}")
+    store = open_store(config.store_url)
+    original = engine.make_policy
+
+    def tracking(spec):  # keep each benchmark's policy to read its criterion compute time afterwards
+        policy = original(spec)
+        policies.append(policy)
+        return policy
+
+    engine.make_policy = tracking
+    try:
+        meta = RunMeta(created_at=time.time(), tool_version="bench", toolchain=plan.toolchain,
+                       config={"suites": {s.name: {"kind": s.kind, "root": str(s.context.root),
+                                                   "settings": s.settings.to_dict()} for s in suites}})
+        t0 = time.monotonic()
+        outcome = Runner(store).run(plan, meta)
+        wall = time.monotonic() - t0
+        return store.load_run(outcome.run_id), wall
+    finally:
+        engine.make_policy = original
+        store.close()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--iteration-time", default="100ms")
+    ap.add_argument("--criteria", default=",".join(c.name for c in DEFAULT_CRITERIA),
+                    help="criteria of the live dynamic run (default: benchwarden's default)")
+    ap.add_argument("--filter", default=None, help="regular expression on benchmark keys")
+    ap.add_argument("--resamples", type=int, default=10_000)
+    ap.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory (stores of both runs)")
+    args = ap.parse_args()
+    t_s = parse_duration_s(args.iteration_time)
+    criteria = [n.strip() for n in args.criteria.split(",") if n.strip()]
+    chosen = resolve_criteria((), criteria)
+
+    work = Path(tempfile.mkdtemp(prefix="bw-dynamic-"))
+    shutil.copytree(EXAMPLE, work / "jmh", ignore=shutil.ignore_patterns(".benchwarden", "target"))
+    s = STUDY_BOUNDS
+    static_cfg = _config(work, args.iteration_time, "static", "{ min = 0, max = 0 }", 100, "{ min = 5, max = 5 }",
+                         criteria)
+    dynamic_cfg = _config(work, args.iteration_time, "dynamic", f"{{ min = {s.warmup_min}, max = {s.warmup_max} }}",
+                          s.iterations, f"{{ min = {s.forks_min}, max = {s.forks_max} }}", criteria)
+    print(f"work directory {work}; iteration time {t_s:g} s; dynamic criteria {'+'.join(criteria)}", file=sys.stderr)
+
+    policies: list = []
+    static_run, static_wall = _run(static_cfg, args.filter, [])
+    print(f"static run: {static_wall:.0f} s wall", file=sys.stderr)
+    dynamic_run, dynamic_wall = _run(dynamic_cfg, args.filter, policies)
+    print(f"dynamic run: {dynamic_wall:.0f} s wall", file=sys.stderr)
+
+    baseline = Baseline(warmup=50)
+    static_by_key = {r.benchmark.id.key: r for r in static_run.results}
+    rows = []
+    for result in dynamic_run.results:
+        key = result.benchmark.id.key
+        series = recorded_series(static_by_key[key])
+        base = baseline.matrix(series)
+        dyn = result.measurement_matrix()
+        ratio_p = stats.ci_ratio_of_means(base, dyn, 0.99, args.resamples, 0, "percentile")
+        ratio_s = stats.ci_ratio_of_means(base, dyn, 0.99, args.resamples, 0, "studentized")
+        mean = lambda m: float(np.mean([np.mean(f) for f in m]))
+        rows.append({
+            "benchmark": key,
+            "warmup": [len(f.warmup) for f in result.forks], "forks": len(result.forks),
+            "warmup_bound": [f.warmup_decisions[-1].reason == "maximum-reached" for f in result.forks if f.warmup_decisions],
+            "forks_bound": bool(result.fork_decisions and result.fork_decisions[-1].reason == "maximum-reached"),
+            "iterations": sum(len(f.warmup) + len(f.measurement) for f in result.forks),
+            "static_iterations": baseline.iterations_used(series),
+            "wall_s": sum(f.duration_s for f in result.forks),
+            "static_wall_s": sum(f.duration_s for f in static_by_key[key].forks),
+            "change": abs(mean(dyn) / mean(base) - 1.0),
+            "ratio_percentile": [ratio_p.low, ratio_p.high], "aa_percentile": ratio_p.contains(1.0),
+            "ratio_studentized": [ratio_s.low, ratio_s.high], "aa_studentized": ratio_s.contains(1.0),
+        })
+    changes = np.array([r["change"] for r in rows])
+    compute_s = sum(p.compute_s for p in policies)
+    checkpoints = sum(p.checkpoints for p in policies)
+    live = {
+        "time_saved_model": 1 - sum(r["iterations"] for r in rows) / sum(r["static_iterations"] for r in rows),
+        "time_saved_wall": 1 - sum(r["wall_s"] for r in rows) / sum(r["static_wall_s"] for r in rows),
+        "aa_same_percentile": float(np.mean([r["aa_percentile"] for r in rows])),
+        "aa_same_studentized": float(np.mean([r["aa_studentized"] for r in rows])),
+        "change_mean": float(changes.mean()), "change_sd": float(changes.std(ddof=1)) if changes.size > 1 else 0.0,
+        "change_below": {f"{x:g}": float(np.mean(changes < x)) for x in (0.01, 0.02, 0.03)},
+        "criterion_s_per_checkpoint": compute_s / checkpoints if checkpoints else 0.0,
+        "criterion_share_of_wall": compute_s / dynamic_wall,
+        "static_wall_s": static_wall, "dynamic_wall_s": dynamic_wall,
+    }
+    configs = [ReplayConfig((CRITERION_DEFAULTS[n],)) for n in ("cv", "rciw", "kld")]
+    if len(chosen) > 1 or chosen[0].name not in ("cv", "rciw", "kld"):
+        configs.append(ReplayConfig(chosen))
+    replays = [e.to_json() for e in replay_run(static_run, configs, baseline, AAOptions(resamples=args.resamples),
+                                                iteration_time_s=t_s)]
+    report = {"iteration_time_s": t_s, "criteria": criteria, "live": live, "benchmarks": rows,
+              "replay": [{k: v for k, v in r.items() if k != "per_benchmark"} for r in replays]}
+    print(json.dumps(report, indent=2, default=float))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2, default=float))
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
