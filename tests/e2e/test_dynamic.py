@@ -78,7 +78,7 @@ def test_go_example(tmp_path):
     root = copy_example("go", tmp_path, '[suites.wordstat]\nkind = "go"\npackages = ["./..."]\n'
                                         'filter = \'Tokenize\\[size=100\\]|CountWordsHash|Noisy\'\n', "50ms")
     status, out, err = bw("run", "--config", str(root / "benchwarden.toml"), "--json")
-    assert status == 0, err
+    assert status == 0, err + out
     check_stopping(json.loads(out)["stopping"], ["BenchmarkTokenize[size=100]", "BenchmarkCountWordsHash"],
                    "BenchmarkNoisy", 0.05)
     status, out, err = bw("show", "--config", str(root / "benchwarden.toml"))
@@ -94,7 +94,7 @@ def test_jmh_example(tmp_path):
                                          'artifact = "target/benchmarks.jar"\njvm_args = ["-Xmx256m"]\n'
                                          'filter = "countHash|noisy"\n', "100ms")
     status, out, err = bw("run", "--config", str(root / "benchwarden.toml"), "--json")
-    assert status == 0, err
+    assert status == 0, err + out
     stopping = json.loads(out)["stopping"]
     check_stopping(stopping, ["wordstat.bench.CountWordsBench.countHash"], "wordstat.bench.NoisyBench.noisy", 0.1)
     # JMH suites are also measured against JMH's own defaults for the jar's version (1.37: 5 x (5 + 5) x 10 s)
