@@ -1,0 +1,89 @@
+"""`benchwarden compare` on the example suites with real JMH, Go and Python processes.
+
+For each example: the switchable slowdown (WORDSTAT_SLOW=1 / -Dwordstat.slow=true, 1.3-2x on the
+tokenizer) is flagged slower, and an A/A comparison (one commit against itself, or the same working
+tree twice) reports no regression.  Kept short: one benchmark (tokenize over 1000 words, the most
+stable one the slowdown affects), 100 ms iterations, at most 6 fork pairs for A/A.  Each test works
+in a temporary copy of the example; the store and reports live there.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from benchwarden.cli import main
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+COMMON = ["--iteration-time", "100ms", "--iterations", "5", "--json", "-q"]
+
+# folder, benchmark filter, tool, warmup iterations per fork (the JIT needs more than Go or CPython)
+EXAMPLES = {
+    "jmh": ("jmh", r"TokenizeBench\.tokenize\[size=1000\]", "java", "5"),
+    "go": ("go", r"BenchmarkTokenize\[size=1000\]", "go", "2"),
+    "python": ("python", r"time_tokenize\[size=1000\]", "python3", "2"),
+}
+
+
+def _example(tmp_path: Path, name: str) -> Path:
+    folder, _, tool, _ = EXAMPLES[name]
+    if shutil.which(tool) is None:
+        pytest.skip(f"'{tool}' is not on PATH")
+    if name == "jmh" and shutil.which("mvn") is None:
+        pytest.skip("'mvn' is not on PATH")
+    root = tmp_path / folder
+    # the JMH copy keeps target/ (with timestamps) so Maven finds the jar up to date
+    shutil.copytree(REPO / "examples" / folder, root, ignore=shutil.ignore_patterns(".benchwarden", "__pycache__"))
+    return root
+
+
+def _compare(root: Path, name: str, *argv: str) -> tuple[int, dict, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["compare", "--config", str(root / "benchwarden.toml"), "--suite", "wordstat",
+                   "--filter", EXAMPLES[name][1], "--warmup", EXAMPLES[name][3], *argv, *COMMON],
+                  stdout=out, stderr=err)
+    assert out.getvalue(), err.getvalue()
+    return status, json.loads(out.getvalue()), err.getvalue()
+
+
+def _git_commit(root: Path) -> None:
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "x"]):
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+
+@pytest.mark.parametrize("name, variant", [
+    ("jmh", ["--variant-jvm-arg", "-Dwordstat.slow=true"]),
+    ("go", ["--variant-env", "WORDSTAT_SLOW=1"]),
+    ("python", ["--variant-env", "WORDSTAT_SLOW=1"]),
+])
+def test_switchable_slowdown_is_flagged_slower(tmp_path, name, variant):
+    root = _example(tmp_path, name)
+    status, data, err = _compare(root, name, *variant, "--max-forks", "8", "--seed", "1")
+    (result,) = data["benchmarks"]
+    assert result["verdict"] == "slower", (result, err)
+    assert status == 1 and data["gate"] == "regression"
+    assert result["ratio"] > 1.10 and result["ci"][0] > 1.0
+    assert Path(data["report"]).is_file()
+
+
+@pytest.mark.parametrize("name", ["jmh", "go", "python"])
+def test_aa_comparison_reports_no_regression(tmp_path, name, monkeypatch):
+    root = _example(tmp_path, name)
+    if name == "jmh":  # the same working tree twice: one Maven build, shared
+        refs = ["WORKTREE", "WORKTREE"]
+    else:  # one commit against itself: a cached worktree of that commit, built once
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+        _git_commit(root)
+        refs = ["HEAD", "HEAD"]
+    status, data, err = _compare(root, name, *refs, "--max-forks", "6", "--seed", "2")
+    (result,) = data["benchmarks"]
+    assert result["verdict"] in ("unchanged", "inconclusive"), (result, err)
+    assert status == 0 and data["gate"] == "pass"
+    assert 4 <= result["forks"]["base"] <= 6
