@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import matplotlib
+from matplotlib import ticker
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 
@@ -61,6 +62,14 @@ def forest_plot(rows: Sequence[ForestRow]) -> str:
             ax.plot([row.low, high], [y, y], color=color, linewidth=2)
             ax.plot([row.ratio], [y], marker="o", color=color, markersize=5)
         ax.axvline(1.0, color="#333333", linewidth=0.8, linestyle="--")
+        lows = [r.low for r in rows if r.low > 0]
+        highs = [min(r.high, r.ratio * 10) for r in rows]
+        if lows and max(highs) / min(lows) > 4:  # ratios are multiplicative: a wide range reads best on a log axis
+            ax.set_xscale("log")
+            # plain labels (math text is off, so the default 10^k labels would show as markup)
+            ax.xaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+            ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+            ax.xaxis.set_minor_formatter(ticker.NullFormatter())
         ax.set_yticks(range(len(rows)), [r.label for r in reversed(rows)])
         ax.set_ylim(-0.6, len(rows) - 0.4)
         ax.set_xlabel("time ratio candidate / base (ns/op; > 1 = slower), band = practical threshold")
