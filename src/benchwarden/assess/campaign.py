@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -52,6 +52,8 @@ from benchwarden.runner.engine import Plan, Runner, plan_run
 from benchwarden.runner.progress import ProgressListener
 
 BASELINE_LABEL = "assess:baseline"
+#: suite name of the slowed variant inside a paired run (its benchmark ids must differ from the baseline's)
+SLOWED_SUITE = "assess~slowed"
 
 
 @dataclass(frozen=True)
@@ -141,8 +143,8 @@ class Campaign:
         for key, why in reach.failed.items():
             self.warnings.append(f"tracing {key} failed; it is run for every method: {why.splitlines()[0]}")
         methods, source, calls, test_s = self._methods(methods_given, tracing, reach)
-        detections, reached, errors, injected_s, more_prep_s = self._inject(methods, slowdown, reach, baselines,
-                                                                            variability)
+        detections, reached, errors, injected_s, more_prep_s = self._inject(methods, slowdown, reach,
+                                                                            plan, variability)
         report = score(methods, detections, variability.spreads, slowdown, reached, errors)
         bench_cost = {k: _mean_machine_s(baselines, k) for k in variability.by_key()}
         detected_by = {m.method: set(m.detected_by) for m in report.methods}
@@ -253,13 +255,17 @@ class Campaign:
                                    f"name the methods in [assess] methods or the packages in [assess] packages")
         return methods, source, calls, spent
 
-    def _inject(self, methods: Sequence[str], slowdown: float, reach: ReachMap, baselines: list[RunData],
+    def _inject(self, methods: Sequence[str], slowdown: float, reach: ReachMap, plan: Plan,
                 variability: VariabilityReport):
+        """Per method: its reaching benchmarks, each run unslowed and slowed back to back, per repetition.
+
+        Paired baselines (a deliberate refinement of the study, which took one baseline run per
+        repetition before all K′ slowed runs): the baseline of each comparison is measured right next to
+        the slowed measurement, alternating which goes first, so drift of a shared machine between the
+        two is minutes smaller; the variability runs still decide v, the variants and the smoke subset.
+        """
         assessed = set(variability.by_key())
-        base_reps = baselines[-self.options.repetitions:]
-        if len(base_reps) < self.options.repetitions:
-            raise AssessmentFailed(f"need at least {self.options.repetitions} baseline runs for "
-                                   f"{self.options.repetitions} repetitions")
+        base_by_key = {p.benchmark.id.key: p for p in plan.benchmarks}
         detections: list[Detection] = []
         reached: dict[str, list[str]] = {}
         errors: dict[str, str] = {}
@@ -274,30 +280,36 @@ class Campaign:
             t0 = self.monotonic()
             try:
                 variant = self.injector.slowed(self.suite, method, slowdown, self.workdir / "slow" / safe_name(method))
+                slowed_suite = replace(variant.suite, context=replace(variant.suite.context, name=SLOWED_SUITE))
                 exact = "^(?:" + "|".join(re.escape(k) for k in keys) + ")$"
-                plan = self._plan(variant.suite, exact)
+                slowed_plan = self._plan(slowed_suite, exact)
             except (InjectionFailed, AssessmentFailed) as exc:
                 errors[method] = str(exc)
                 self.warnings.append(str(exc))
                 continue
             prepare_s += self.monotonic() - t0
-            slowed_runs = []
+            slowed_by_key = {p.benchmark.id.key: p for p in slowed_plan.benchmarks}
+            runs = []
             for rep in range(self.options.repetitions):
+                order = []
+                for key in keys:
+                    pair = [base_by_key[key], slowed_by_key[key]]
+                    order.extend(pair if rep % 2 == 0 else pair[::-1])
                 outcome = Runner(self.scratch, self.listener).run(
-                    plan, self._meta(f"assess:slow:{method}:{rep + 1}", variant.suite, exact))
+                    Plan(benchmarks=order), self._meta(f"assess:slow:{method}:{rep + 1}", cli_filter=exact))
                 run = self.scratch.load_run(outcome.run_id)
                 injected_s += _machine_s(run)
-                slowed_runs.append(run)
+                runs.append(run)
             problem = instrumentation_error(variant)
             if problem is not None:
                 errors[method] = problem
                 self.warnings.append(problem)
                 continue
             for key in keys:
-                base = [_forks(r, key) for r in base_reps]
-                slow = [_forks(r, key) for r in slowed_runs]
-                if any(s is None for s in slow) or any(b is None for b in base):
-                    self.warnings.append(f"{method}: {key} failed in a slowed run; counted as not detecting")
+                base = [_forks(r, key, self.suite.name) for r in runs]
+                slow = [_forks(r, key, SLOWED_SUITE) for r in runs]
+                if any(x is None for x in base + slow):
+                    self.warnings.append(f"{method}: {key} failed in a paired run; counted as not detecting")
                     continue
                 detections.append(detect(method, key, base, slow, slowdown, self.options.rule))
         return detections, reached, errors, injected_s, prepare_s
@@ -343,10 +355,11 @@ def os_relpath(path: Path, start: Path) -> str:
     return os.path.relpath(path, start)
 
 
-def _forks(run: RunData, key: str) -> list[list[float]] | None:
-    """Measurement values per complete fork of benchmark ``key`` in ``run``; None if it has no usable result."""
+def _forks(run: RunData, key: str, suite: str | None = None) -> list[list[float]] | None:
+    """Measurement values per complete fork of benchmark ``key`` (of ``suite``, if given) in ``run``; None if it
+    has no usable result."""
     for result in run.results:
-        if result.benchmark.id.key == key:
+        if result.benchmark.id.key == key and (suite is None or result.benchmark.id.suite == suite):
             if result.status is not BenchmarkStatus.OK:
                 return None
             matrix = result.measurement_matrix()

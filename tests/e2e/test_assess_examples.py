@@ -1,0 +1,146 @@
+"""``benchwarden assess`` on each example suite, for real: the deliberately unbenchmarked public method is
+uncovered, the benchmarked ones are covered, and the deliberately noisy benchmark is unstable.
+
+Tiny settings keep each suite to well under two minutes: 2 baseline runs, short iterations, 3 benchmarks,
+a large slowdown (v = 3: the benchmarked methods dominate their benchmarks, so their time quadruples and
+the study's rule — p < 0.01 and a change of at least v/2 in both repetitions — holds even on a busy machine).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchwarden.cli import main
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+
+JMH_TOML = """
+[defaults]
+iteration_time = "100ms"
+warmup = { min = 5, max = 5 }     # the JIT needs a few iterations, and a slowed method warms up slower
+iterations = 8
+forks = { min = 1, max = 1 }
+timeout = "2m"
+
+[suites.wordstat]
+kind = "jmh"
+build = "mvn -q -B package -DskipTests"
+artifact = "target/benchmarks.jar"
+filter = '(TokenizeBench\\.tokenize\\[size=100\\]|countHash|noisy)$'
+
+[assess]
+runs = 2
+slowdown = 3.0
+methods = ["wordstat.WordStat#tokenize(java.lang.String)", "wordstat.WordStat#countWordsHash(java.util.List)",
+           "wordstat.WordStat#capitalizeWords(java.lang.String)"]
+"""
+
+GO_TOML = """
+[defaults]
+iteration_time = "50ms"
+warmup = { min = 1, max = 1 }
+iterations = 12
+forks = { min = 1, max = 1 }
+timeout = "2m"
+
+[suites.wordstat]
+kind = "go"
+filter = 'Tokenize\\[size=100\\]|CountWordsHash|Noisy'
+
+[assess]
+runs = 2
+slowdown = 3.0
+discover = "tests"   # K′ = the most-called exported functions while `go test ./...` runs
+top = 6
+"""
+
+PYTHON_TOML = """
+[defaults]
+iteration_time = "50ms"
+warmup = { min = 1, max = 1 }
+iterations = 6
+forks = { min = 2, max = 2 }
+timeout = "2m"
+
+[suites.wordstat]
+kind = "python"
+benchmarks = "benchmarks"
+pythonpath = ["."]
+filter = 'time_tokenize\\[size=100\\]|time_count_hash|time_noisy'
+
+[assess]
+runs = 2
+slowdown = 3.0
+methods = ["wordstat:tokenize", "wordstat:count_words_hash", "wordstat:capitalize_words"]
+"""
+
+
+def assess(tmp_path: Path, example: str, toml: str) -> tuple[dict, Path]:
+    copy = tmp_path / example
+    shutil.copytree(REPO / "examples" / example, copy,
+                    ignore=shutil.ignore_patterns(".benchwarden", "target", "__pycache__"))
+    (copy / "benchwarden.toml").write_text(toml, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["assess", "--config", str(copy / "benchwarden.toml"), "--json", "--stubs", str(tmp_path / "stubs"),
+                   "--html", str(tmp_path / "assess.html")], stdout=out, stderr=err)
+    assert status == 0, err.getvalue()
+    doc = json.loads(out.getvalue())
+    assert doc["v"] == 1 and len(doc["suites"]) == 1
+    return doc["suites"][0], tmp_path
+
+
+def coverage(suite: dict) -> dict[str, bool]:
+    return {m["method"]: m["covered"] for m in suite["abs"]["methods"]}
+
+
+def check_common(suite: dict, tmp: Path, uncovered: str, covered: list[str], noisy_suffix: str) -> None:
+    cov = coverage(suite)
+    assert cov[uncovered] is False, suite["abs"]["methods"]
+    for method in covered:
+        assert cov[method] is True, (method, suite["abs"]["methods"], suite["detections"])
+    # uncovered methods are listed first, the unbenchmarked one reached by no benchmark at all
+    assert suite["abs"]["methods"][0]["covered"] is False
+    assert next(m for m in suite["abs"]["methods"] if m["method"] == uncovered)["reached_by"] == []
+    unstable = suite["variability"]["unstable"]
+    assert any(k.endswith(noisy_suffix) for k in unstable), suite["variability"]["benchmarks"]
+    # the cost account: only reaching benchmarks ran slowed, against the study's 2·(|K′|+1) full runs
+    cost = suite["cost"]
+    assert cost["study_runs"] == 2 * (len(suite["methods"]["selected"]) + 1)
+    assert cost["injected_s"] < cost["study_s"]
+    assert any(s["method"] == uncovered for s in suite["stubs"])
+    assert suite["smoke"]["covered"] and not suite["smoke"]["not_covered"]
+    html = (tmp / "assess.html").read_text(encoding="utf-8")
+    assert "Detection matrix" in html and "<svg" in html and uncovered.split(":")[-1].split("#")[-1][:8] in html
+
+
+def test_assess_jmh_example(tmp_path):
+    suite, tmp = assess(tmp_path, "jmh", JMH_TOML)
+    check_common(suite, tmp, "wordstat.WordStat#capitalizeWords(java.lang.String)",
+                 ["wordstat.WordStat#tokenize(java.lang.String)", "wordstat.WordStat#countWordsHash(java.util.List)"],
+                 "NoisyBench.noisy")
+    stub = tmp / "stubs" / "wordstat" / "wordstat" / "bench" / "CapitalizeWordsBench.java"
+    assert "wordstat.WordStat.capitalizeWords(arg0)" in stub.read_text()
+
+
+def test_assess_go_example_with_k_prime_from_its_tests(tmp_path):
+    suite, tmp = assess(tmp_path, "go", GO_TOML)
+    assert suite["methods"]["source"] == "tests"
+    assert "example.com/wordstat.CapitalizeWords" in suite["methods"]["selected"]  # TestCapitalizeWords calls it
+    check_common(suite, tmp, "example.com/wordstat.CapitalizeWords",
+                 ["example.com/wordstat.Tokenize", "example.com/wordstat.CountWordsHash"], "BenchmarkNoisy")
+    stub = tmp / "stubs" / "wordstat" / "benchwarden_capitalize_words_stub_test.go"
+    assert "func BenchmarkCapitalizeWords(b *testing.B)" in stub.read_text()
+
+
+def test_assess_python_example(tmp_path):
+    suite, tmp = assess(tmp_path, "python", PYTHON_TOML)
+    check_common(suite, tmp, "wordstat:capitalize_words", ["wordstat:tokenize", "wordstat:count_words_hash"],
+                 "Noisy.time_noisy")
+    assert (tmp / "stubs" / "wordstat" / "bench_benchwarden_capitalize_words.py").is_file()

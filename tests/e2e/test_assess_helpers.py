@@ -1,0 +1,113 @@
+"""The slowdown helpers for real: the Java agent on a tiny program (precision, recursion, exact trace
+counts; its JUnit tests through Surefire), the Go rewriter's own tests, and a rewritten copy of the Go
+example that still builds and passes its tests."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from benchwarden.assess import helpers
+from benchwarden.assess.inject import read_go_counts, read_jsonl_traces
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+PROBE = REPO / "tests" / "data" / "assess" / "java" / "probe" / "Probe.java"
+
+
+@pytest.fixture(scope="module")
+def agent() -> Path:
+    return helpers.agent_jar()  # built by benchwarden itself on first use, then cached
+
+
+@pytest.fixture(scope="module")
+def probe_classes(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("probe")
+    subprocess.run(["javac", "-d", str(out), str(PROBE)], check=True, timeout=120)
+    return out
+
+
+def java(agent: Path, classes: Path, agent_args: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["java", f"-javaagent:{agent}={agent_args}", "-cp", str(classes), "probe.Probe", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("n", ["1000", "2000"])  # about 1 µs and 2 µs per call
+def test_agent_slowdown_is_within_20_percent_of_v(agent, probe_classes, tmp_path, n):
+    report = tmp_path / "report.jsonl"
+    done = java(agent, probe_classes, f"mode=slowdown;method=probe.Probe#work(int);factor=1.0;report={report}",
+                "time", n, "200")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    got = result["slowed_ns"] / result["twin_ns"] - 1
+    assert 0.8 <= got <= 1.2, f"injected slowdown {got:.3f}, expected 1.0 ± 20 % ({result})"
+    events = [json.loads(line) for line in report.read_text().splitlines()]
+    assert {"v": 1, "event": "instrumented", "type": "probe.Probe", "methods": ["probe.Probe#work(int)"]} in events
+
+
+def test_agent_slows_a_recursive_method_once(agent, probe_classes):
+    done = java(agent, probe_classes, "mode=slowdown;method=probe.Probe#recurse(int,int);factor=1.0",
+                "recursive", "2000", "200")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    got = result["slowed_ns"] / result["twin_ns"] - 1
+    assert 0.8 <= got <= 1.2, f"recursive method slowed by {got:.3f}, expected 1.0 ± 20 % (not compounded)"
+
+
+def test_agent_traces_public_methods_exactly(agent, probe_classes, tmp_path):
+    out = tmp_path / "trace"
+    done = java(agent, probe_classes, f"mode=trace;packages=probe;out={out}", "trace")
+    assert done.returncode == 0, done.stderr
+    counts = read_jsonl_traces(out)
+    assert counts == {"probe.Probe#add(int,int)": 1234, "probe.Probe#add(int,int,int)": 56,
+                      "probe.Probe#work(int)": 1, "probe.Probe#main(java.lang.String[])": 1}
+
+
+def test_agent_refuses_bad_arguments(agent, probe_classes):
+    done = java(agent, probe_classes, "mode=slowdown;method=probe.Probe#work(int);factor=fast", "trace")
+    assert done.returncode != 0 and "factor: expected a number" in done.stderr
+
+
+def test_agent_junit_tests_pass(tmp_path):
+    mvn = shutil.which("mvn")
+    done = subprocess.run([mvn, "-q", "-B", "test", f"-Dbenchwarden.buildDir={tmp_path}"],
+                          cwd=REPO / "java" / "agent", capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    reports = "".join(p.read_text() for p in (tmp_path / "surefire-reports").glob("*.txt"))
+    assert "Tests run: 5, Failures: 0" in reports and "Tests run: 4, Failures: 0" in reports
+
+
+def test_go_rewriter_tests_pass():
+    done = subprocess.run(["go", "test", "-count=1", "./..."], cwd=REPO / "go" / "rewriter", capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ok" in done.stdout
+
+
+def test_rewritten_go_example_still_builds_and_passes_its_tests(tmp_path):
+    rewrite = helpers.rewriter_binary()  # built by benchwarden itself on first use, then cached
+    for mode in ("slowdown", "trace"):
+        copy = tmp_path / mode
+        shutil.copytree(REPO / "examples" / "go", copy, ignore=shutil.ignore_patterns(".benchwarden"))
+        args = ["-func", "example.com/wordstat.Tokenize", "-factor", "0.5"] if mode == "slowdown" else \
+            ["-trace", "all", "-index", str(tmp_path / "index.jsonl")]
+        done = subprocess.run([str(rewrite), "-dir", str(copy), *args], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        trace_dir = tmp_path / "counts"
+        trace_dir.mkdir(exist_ok=True)
+        env = {"BENCHWARDEN_TRACE_DIR": str(trace_dir)} if mode == "trace" else {}
+        import os
+
+        tested = subprocess.run(["go", "test", "-count=1", "./..."], cwd=copy, capture_output=True, text=True,
+                                timeout=600, env={**os.environ, **env})
+        assert tested.returncode == 0, tested.stdout + tested.stderr
+        vetted = subprocess.run(["go", "vet", "./..."], cwd=copy, capture_output=True, text=True, timeout=600)
+        assert vetted.returncode == 0, vetted.stdout + vetted.stderr
+    counts = read_go_counts(tmp_path / "index.jsonl", tmp_path / "counts")
+    assert counts["example.com/wordstat.CapitalizeWords"] == 1  # TestCapitalizeWords calls it once
+    assert counts["example.com/wordstat.Tokenize"] >= 5 and counts["example.com/wordstat.TopK"] == 3
