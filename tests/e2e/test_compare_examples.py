@@ -3,7 +3,7 @@
 For each example: the switchable slowdown (WORDSTAT_SLOW=1 / -Dwordstat.slow=true, 1.3-2x on the
 tokenizer) is flagged slower, and an A/A comparison (one commit against itself, or the same working
 tree twice) reports no regression.  Kept short: one benchmark (tokenize over 1000 words, the most
-stable one the slowdown affects), 100 ms iterations, at most 6 fork pairs for A/A.  Each test works
+stable one the slowdown affects), 100 ms iterations (200 ms for JMH), at most 6 fork pairs for A/A.  Each test works
 in a temporary copy of the example; the store and reports live there.
 """
 
@@ -22,18 +22,19 @@ from benchwarden.cli import main
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
-COMMON = ["--iteration-time", "100ms", "--iterations", "5", "--json", "-q"]
+COMMON = ["--iterations", "5", "--json", "-q"]
 
-# folder, benchmark filter, tool, warmup iterations per fork (the JIT needs more than Go or CPython)
+# folder, benchmark filter, tool, warmup iterations per fork, iteration time (the JIT needs more warmup
+# than Go or CPython: 5 x 200 ms, still 50x less than JMH's default)
 EXAMPLES = {
-    "jmh": ("jmh", r"TokenizeBench\.tokenize\[size=1000\]", "java", "5"),
-    "go": ("go", r"BenchmarkTokenize\[size=1000\]", "go", "2"),
-    "python": ("python", r"time_tokenize\[size=1000\]", "python3", "2"),
+    "jmh": ("jmh", r"TokenizeBench\.tokenize\[size=1000\]", "java", "5", "200ms"),
+    "go": ("go", r"BenchmarkTokenize\[size=1000\]", "go", "2", "100ms"),
+    "python": ("python", r"time_tokenize\[size=1000\]", "python3", "2", "100ms"),
 }
 
 
 def _example(tmp_path: Path, name: str) -> Path:
-    folder, _, tool, _ = EXAMPLES[name]
+    folder, _, tool, _, _ = EXAMPLES[name]
     if shutil.which(tool) is None:
         pytest.skip(f"'{tool}' is not on PATH")
     if name == "jmh" and shutil.which("mvn") is None:
@@ -41,13 +42,35 @@ def _example(tmp_path: Path, name: str) -> Path:
     root = tmp_path / folder
     # the JMH copy keeps target/ (with timestamps) so Maven finds the jar up to date
     shutil.copytree(REPO / "examples" / folder, root, ignore=shutil.ignore_patterns(".benchwarden", "__pycache__"))
+    if name == "jmh":
+        _private_jmh_lock(root, tmp_path)
     return root
+
+
+def _private_jmh_lock(root: Path, tmp_path: Path) -> None:
+    """Run the JMH host JVM with its own java.io.tmpdir, so its /tmp/jmh.lock is this test's alone.
+
+    JMH refuses to start while another JMH process on the machine holds the lock; on a machine where
+    other JMH runs happen (parallel test sessions) every fork would fail with "Another JMH instance
+    might be running".  The suite's `java` option points at a two-line wrapper; forks are unchanged.
+    """
+    java = shutil.which("java")
+    lock_dir = tmp_path / "jmh-tmp"
+    lock_dir.mkdir()
+    wrapper = tmp_path / "java"
+    wrapper.write_text(f'#!/bin/sh\nexec "{java}" "-Djava.io.tmpdir={lock_dir}" "$@"\n', encoding="utf-8")
+    wrapper.chmod(0o755)
+    config = root / "benchwarden.toml"
+    text = config.read_text(encoding="utf-8")
+    assert 'kind = "jmh"\n' in text
+    config.write_text(text.replace('kind = "jmh"\n', f'kind = "jmh"\njava = "{wrapper}"\n', 1), encoding="utf-8")
 
 
 def _compare(root: Path, name: str, *argv: str) -> tuple[int, dict, str]:
     out, err = io.StringIO(), io.StringIO()
     status = main(["compare", "--config", str(root / "benchwarden.toml"), "--suite", "wordstat",
-                   "--filter", EXAMPLES[name][1], "--warmup", EXAMPLES[name][3], *argv, *COMMON],
+                   "--filter", EXAMPLES[name][1], "--warmup", EXAMPLES[name][3], "--iteration-time", EXAMPLES[name][4],
+                   *argv, *COMMON],
                   stdout=out, stderr=err)
     assert out.getvalue(), err.getvalue()
     return status, json.loads(out.getvalue()), err.getvalue()
