@@ -177,9 +177,9 @@ def _is_spl(descriptor: str) -> bool:
 def spl_formulas(cls: ClassFile) -> list[AnnotatedMethod]:
     """Every method of ``cls`` carrying ``@SPL``, with its formula(s)."""
     out = []
-    for method, annotations in cls.methods:
+    for method, found in cls.methods:
         formulas: list[str] = []
-        for descriptor, values in annotations:
+        for descriptor, values in found:
             if not _is_spl(descriptor):
                 continue
             value = values.get("value")

@@ -41,7 +41,7 @@ from benchwarden.runner.engine import Plan, PlannedBenchmark, Runner
 from benchwarden.runner.progress import ProgressListener
 from benchwarden.spl.ast import Program
 from benchwarden.spl.expand import ExpandedAssertion, Instance, expand_program
-from benchwarden.spl.logic import Verdict
+from benchwarden.spl.logic import Verdict, v_all
 from benchwarden.spl.reuse import CHECK_LABEL, StoreLookup, fingerprint
 from benchwarden.spl.settings import CheckSettings
 from benchwarden.spl.verdicts import AssertionResult, InstanceData, evaluate
@@ -177,8 +177,7 @@ class CheckOutcome:
 
     @property
     def verdict(self) -> Verdict:
-        from benchwarden.spl.logic import v_all
-
+        """All assertions together: fails if any fails, holds if all hold, else undecided."""
         return v_all(a.verdict for a in self.assertions)
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, replace
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping
 
 import numpy as np
 
-from benchwarden.spl.expand import AllOf, AnyOf, Atom, Comparison, ExpandedAssertion, Instance, Node, NotOf, SideSpec
+from benchwarden.spl.expand import AllOf, Atom, Comparison, ExpandedAssertion, Instance, Node, NotOf, SideSpec
 from benchwarden.spl.interpretations import ComparisonStats, Linear, SideData, compare
 from benchwarden.spl.logic import Verdict, v_all, v_any, v_not
 from benchwarden.spl.settings import CheckSettings
@@ -151,8 +151,3 @@ def _compare(comparison: Comparison, lookup: DataLookup, interpretation: str, al
                         warnings=(*stats.warnings, "both sides are the same measurement: compared as a paired "
                                                    "difference"))
     return ComparisonResult(comparison, stats.verdict, stats)
-
-
-def overall(results: Sequence[AssertionResult]) -> Verdict:
-    """All assertions together: fails if any fails, holds if all hold, else undecided."""
-    return v_all(r.verdict for r in results)
