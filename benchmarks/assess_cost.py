@@ -1,0 +1,124 @@
+"""Machine time of `benchwarden assess` on the three examples against the study's full-rerun design.
+
+Laaber & Leitner (MSR 2018, §6.1) ran the whole suite 2·(|K′|+1) times for ABS: one baseline and one
+run per slowed method, twice. benchwarden traces once which benchmarks reach which method and runs only
+those, each paired with an unslowed run. Reference, measured in the same run: one full baseline run of
+the same suite with the same settings (the variability runs), multiplied by 2·(|K′|+1).
+
+Each example is copied to a temporary directory and assessed with its whole suite (no filter), the
+study's default v (twice the 95th-percentile maxSpread) and K′ = its public API (Java, Python) or the
+most-called exported functions while its tests run (Go). Prints one JSON line per suite and a
+Markdown table for docs/performance-assess.md.
+
+Usage: ``.venv/bin/python benchmarks/assess_cost.py [--runs 3] [--iteration-time 100ms] [--only jmh]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from benchwarden.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SETTINGS = """
+[defaults]
+iteration_time = "{iteration}"
+warmup = {{ min = {warmup}, max = {warmup} }}
+iterations = {iterations}
+forks = {{ min = 2, max = 2 }}
+timeout = "5m"
+"""
+
+SUITES = {
+    "jmh": """
+[suites.wordstat]
+kind = "jmh"
+build = "mvn -q -B package -DskipTests"
+artifact = "target/benchmarks.jar"
+
+[assess]
+runs = {runs}
+methods = ["wordstat.WordStat#tokenize(java.lang.String)", "wordstat.WordStat#countWordsHash(java.util.List)",
+           "wordstat.WordStat#countWordsSorted(java.util.List)", "wordstat.WordStat#topK(java.util.Map,int)",
+           "wordstat.WordStat#capitalizeWords(java.lang.String)"]
+""",
+    "go": """
+[suites.wordstat]
+kind = "go"
+
+[assess]
+runs = {runs}
+discover = "tests"
+top = 6
+""",
+    "python": """
+[suites.wordstat]
+kind = "python"
+benchmarks = "benchmarks"
+pythonpath = ["."]
+
+[assess]
+runs = {runs}
+methods = ["wordstat:tokenize", "wordstat:count_words_hash", "wordstat:count_words_sorted", "wordstat:top_k",
+           "wordstat:capitalize_words"]
+""",
+}
+
+
+def assess(example: str, args: argparse.Namespace) -> dict:
+    with tempfile.TemporaryDirectory(prefix=f"assess-cost-{example}-") as tmp:
+        copy = Path(tmp) / example
+        shutil.copytree(ROOT / "examples" / example, copy,
+                        ignore=shutil.ignore_patterns(".benchwarden", "target", "__pycache__"))
+        warmup = 5 if example == "jmh" else 2
+        toml = SETTINGS.format(iteration=args.iteration_time, warmup=warmup, iterations=args.iterations) + \
+            SUITES[example].format(runs=args.runs)
+        (copy / "benchwarden.toml").write_text(toml, encoding="utf-8")
+        out, err = io.StringIO(), io.StringIO()
+        start = time.monotonic()
+        status = main(["assess", "--config", str(copy / "benchwarden.toml"), "--json"], stdout=out, stderr=err)
+        wall_s = time.monotonic() - start
+        if status != 0:
+            raise SystemExit(f"{example}: assess failed ({status}):\n{err.getvalue()}")
+        suite = json.loads(out.getvalue())["suites"][0]
+    cost = suite["cost"]
+    return {"example": example, "benchmarks": len(suite["variability"]["benchmarks"]),
+            "k_prime": len(suite["methods"]["selected"]), "v": suite["slowdown"]["v"],
+            "abs_total": suite["abs"]["variants"][0]["score"], "full_run_s": cost["full_run_s"],
+            "study_runs": cost["study_runs"], "study_s": cost["study_s"], "used_s": cost["used_s"],
+            "trace_s": cost["trace_s"], "prepare_s": cost["prepare_s"], "injected_s": cost["injected_s"],
+            "ratio": cost["ratio"], "variability_s": cost["variability_s"], "wall_s": round(wall_s, 1),
+            "unstable": suite["variability"]["unstable"],
+            "uncovered": [m["method"] for m in suite["abs"]["methods"] if not m["covered"]]}
+
+
+def main_() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--iteration-time", default="100ms")
+    parser.add_argument("--iterations", type=int, default=5)
+    parser.add_argument("--only", choices=sorted(SUITES), action="append")
+    args = parser.parse_args()
+    rows = []
+    for example in args.only or sorted(SUITES):
+        row = assess(example, args)
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    print("\n| example | benchmarks | K′ | v | ABS | full run | study 2·(K′+1) | assess (ABS part) | ratio | "
+          "variability runs | wall |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['example']} | {r['benchmarks']} | {r['k_prime']} | {r['v']:.2f} | {r['abs_total']:.0f}% | "
+              f"{r['full_run_s']:.1f}s | {r['study_runs']} × = {r['study_s']:.0f}s | {r['used_s']:.0f}s | "
+              f"{r['ratio']:.2f} | {r['variability_s']:.0f}s | {r['wall_s']:.0f}s |")
+
+
+if __name__ == "__main__":
+    main_()

@@ -1,0 +1,70 @@
+"""`assess` on the command line (errors name what and where), and its JSON, tables and HTML from a real campaign."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+from benchwarden.assess.export import assessment_to_json
+from benchwarden.cli import main
+from benchwarden.report.assess_html import assessment_html
+from benchwarden.report.assess_tables import abs_table, matrix_table, methods_table, variability_table
+from tests.unit.assess.test_campaign import campaign, make_suite
+
+
+def run_cli(tmp_path, toml: str, *args: str) -> tuple[int, str, str]:
+    (tmp_path / "benchmarks").mkdir(exist_ok=True)
+    (tmp_path / "benchwarden.toml").write_text(toml, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["assess", "--config", str(tmp_path / "benchwarden.toml"), *args], stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+PY_SUITE = '[suites.lib]\nkind = "python"\nbenchmarks = "benchmarks"\n'
+
+
+def test_a_method_name_in_the_wrong_notation_is_a_usage_error(tmp_path):
+    status, _, err = run_cli(tmp_path, PY_SUITE, "--methods", "wordstat.tokenize")
+    assert status == 2 and "--methods: 'wordstat.tokenize' is not a python method name" in err
+    assert "module:function" in err
+
+
+def test_config_errors_name_the_file_and_key(tmp_path):
+    status, _, err = run_cli(tmp_path, PY_SUITE + '[assess]\nmetods = ["x:y"]\n')
+    assert status == 2 and "benchwarden.toml: assess.metods: unknown key" in err
+    status, _, err = run_cli(tmp_path, PY_SUITE + '[assess]\nmethods = ["x.y"]\n')
+    assert status == 2 and "assess.methods" in err and "'x.y' is not a python method name" in err
+
+
+def test_command_suites_cannot_be_assessed(tmp_path):
+    toml = '[suites.cli]\nkind = "command"\ncommands = { hi = "true" }\n'
+    status, _, err = run_cli(tmp_path, toml)
+    assert status == 2 and "no jmh, go or python suite to assess" in err
+    status, _, err = run_cli(tmp_path, toml, "--suite", "cli")
+    assert status == 2 and "cannot be assessed" in err
+
+
+def test_json_tables_and_html_of_a_campaign(tmp_path):
+    result = campaign(tmp_path, make_suite(tmp_path))[0].run()
+    doc = assessment_to_json(result)
+    json.dumps(doc, allow_nan=False)  # strict JSON: no NaN sneaks in
+    assert doc["v"] == 1 and doc["cost"]["study_runs"] == 2 * (4 + 1)
+    assert [m["method"] for m in doc["abs"]["methods"]][:2] == ["lib:c", "lib:zzz"]  # uncovered first
+    assert {d["benchmark"] for d in doc["detections"] if d["method"] == "lib:a"} == {"fast", "noisy"}
+    assert abs_table(doc).rows[0][:3] == ["total (all benchmarks)", "50%", "2/4"]
+    assert methods_table(doc).rows[0][1] == "NO"
+    assert any(r[0] == "noisy" and r[-1].startswith("UNSTABLE") for r in variability_table(doc).rows)
+    matrix = matrix_table(doc)
+    row_a = next(r for r in matrix.rows if r[0] == "lib:a")
+    assert row_a[1 + [c.title for c in matrix.columns[1:]].index("fast")].startswith("✓")
+    # HTML: user data is escaped, the data is embedded as JSON, plots are inline SVG, nothing external
+    doc["variability"]["benchmarks"][0]["key"] = "<script>alert(1)</script>"
+    doc["abs"]["methods"][0]["method"] = "lib:<img src=x>"
+    html = assessment_html([doc]).decode()
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<img src=x>" not in html
+    assert "Detection matrix" in html and html.count("<svg") == 1
+    assert not re.search(r"""(src|href)=["']https?:""", html)
+    data = re.search(r'<script type="application/json" id="benchwarden-data">(.*?)</script>', html, re.S).group(1)
+    assert json.loads(data)["suites"][0]["suite"] == "lib"
