@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Protocol, Sequence
 
 from benchwarden.adapters.asv import WORKER_PATH, resolve_suite
-from benchwarden.adapters.jmh import artifact_path, read_benchmark_list
+from benchwarden.adapters.jmh import artifact_path
 from benchwarden.assess import helpers
 from benchwarden.config import Suite
 from benchwarden.errors import BenchwardenError, ConfigError

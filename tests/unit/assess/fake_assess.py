@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
-from benchwarden.assess.inject import Tracing, TestRun, Variant, read_jsonl_traces
+from benchwarden.assess.inject import Tracing, Variant, read_jsonl_traces
 from benchwarden.model import Benchmark, BenchmarkId, IterationResult
 
 #: benchmark -> methods it calls (with how many calls per fork)
@@ -92,7 +92,3 @@ class FakeInjector:
         def test_run(out: Path):
             return None
         return Tracing(suite, lambda out: ((), {"FAKE_TRACE": str(out)}), read_jsonl_traces, test_run)
-
-
-def unused(_: TestRun) -> None:  # keeps the import used for readers of this module
-    return None
