@@ -20,6 +20,10 @@ FORBIDDEN = {
     "runner": {"cli", "report", "audit"},
     "report": {"cli", "runner", "adapters", "audit"},
     "audit": {"cli", "runner"},
+    # the command packages: domain logic only; rendering lives in report/ and cli/
+    "compare": {"cli", "report", "audit", "spl", "assess"},
+    "spl": {"cli", "audit", "assess", "compare"},
+    "assess": {"cli", "audit", "spl"},
 }
 
 

@@ -34,7 +34,7 @@ from benchwarden.compare.result import BenchmarkComparison, Look
 from benchwarden.compare.sequential import SequentialDesign
 from benchwarden.compare.settings import CompareSettings
 from benchwarden.model import BenchmarkStatus, ForkResult, ForkStatus, RunStatus, StopDecision
-from benchwarden.runner.engine import PlannedBenchmark, RunInterrupted, _BenchmarkSkipped, run_fork
+from benchwarden.runner.engine import PlannedBenchmark, RunInterrupted, BenchmarkSkipped, run_fork
 from benchwarden.runner.policy import StopPolicy, make_policy
 from benchwarden.runner.progress import ProgressListener
 
@@ -151,7 +151,7 @@ class InterleavedSession:
         policy = state.policies[role]
         try:
             fork = run_fork(planned.adapter, planned, pair, policy, self.listener, self.wall)
-        except _BenchmarkSkipped as exc:
+        except BenchmarkSkipped as exc:
             state.skipped, state.message = True, f"skipped: {exc}"
             return False
         except KeyboardInterrupt as exc:

@@ -42,7 +42,7 @@ from benchwarden.runner.policy import Bounds, StopPolicy, make_policy
 from benchwarden.runner.progress import ProgressListener
 
 
-class _BenchmarkSkipped(Exception):
+class BenchmarkSkipped(Exception):
     """Raised out of run_fork when the harness says the benchmark declines this combination."""
 
     def __init__(self, message: str):
@@ -178,7 +178,7 @@ def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, polic
                        f"before {bounds.iterations} measurement iterations were taken")
     except ForkFailed as exc:
         if exc.reason == "skipped":
-            raise _BenchmarkSkipped(exc.detail) from None
+            raise BenchmarkSkipped(exc.detail) from None
         status = ForkStatus.FAILED
         message = str(exc) + (f"\n--- last output ---\n{exc.output}" if exc.output else "")
     except BenchwardenError as exc:
@@ -286,7 +286,7 @@ class Runner:
             self.listener.fork_started(bench, fork_index, bounds.forks_max)
             try:
                 fork = run_fork(planned.adapter, planned, fork_index, policy, self.listener, self.wall)
-            except _BenchmarkSkipped as exc:
+            except BenchmarkSkipped as exc:
                 status, message = BenchmarkStatus.SKIPPED, f"skipped: {exc}"
                 self.store.finish_benchmark(run_id, bench.id, status, message, decisions)
                 return BenchmarkResult(benchmark=bench, forks=tuple(forks), status=status, message=message,
