@@ -52,8 +52,8 @@ from benchwarden.runner.engine import Plan, Runner, plan_run
 from benchwarden.runner.progress import ProgressListener
 
 BASELINE_LABEL = "assess:baseline"
-#: suite name of the slowed variant inside a paired run (its benchmark ids must differ from the baseline's)
-SLOWED_SUITE = "assess~slowed"
+#: suite name prefix of the slowed variants inside a paired run (their benchmark ids must differ from the baseline's)
+SLOWED_SUITE = "assess~slowed~"
 
 
 @dataclass(frozen=True)
@@ -257,62 +257,79 @@ class Campaign:
 
     def _inject(self, methods: Sequence[str], slowdown: float, reach: ReachMap, plan: Plan,
                 variability: VariabilityReport):
-        """Per method: its reaching benchmarks, each run unslowed and slowed back to back, per repetition.
+        """Slow each method down in the benchmarks that reach it; measure next to an unslowed baseline.
 
-        Paired baselines (a deliberate refinement of the study, which took one baseline run per
-        repetition before all K′ slowed runs): the baseline of each comparison is measured right next to
-        the slowed measurement, alternating which goes first, so drift of a shared machine between the
-        two is minutes smaller; the variability runs still decide v, the variants and the smoke subset.
+        One run per repetition, benchmark by benchmark: each benchmark's unslowed fork(s), then its
+        variants with each reaching method slowed, back to back (the baseline goes first in odd
+        repetitions and last in even ones). This refines the study, which took one baseline run per
+        repetition before all K′ slowed runs: on a shared machine, drift between runs minutes apart
+        swamped the comparison (we measured −50 % swings), while one baseline per benchmark and
+        repetition keeps the cost at repetitions · (|reached| + Σ_k |reach(k)|) benchmark runs.
+        The variability runs still decide v, the variants and the smoke subset.
         """
         assessed = set(variability.by_key())
         base_by_key = {p.benchmark.id.key: p for p in plan.benchmarks}
-        detections: list[Detection] = []
         reached: dict[str, list[str]] = {}
         errors: dict[str, str] = {}
-        injected_s = prepare_s = 0.0
+        variants = []  # (method, variant, suite name, planned benchmarks by key)
+        prepare_s = 0.0
         for index, method in enumerate(methods, start=1):
             keys = [k for k in reach.benchmarks_reaching(method) if k in assessed]
             reached[method] = keys
             if not keys:
                 self.log(f"[{index}/{len(methods)}] {method}: reached by no benchmark")
                 continue
-            self.log(f"[{index}/{len(methods)}] {method}: slowed by {slowdown:.0%}, running {len(keys)} benchmark(s)")
+            self.log(f"[{index}/{len(methods)}] {method}: preparing a variant slowed by {slowdown:.0%} "
+                     f"for {len(keys)} benchmark(s)")
             t0 = self.monotonic()
+            name = f"{SLOWED_SUITE}{index}"
             try:
                 variant = self.injector.slowed(self.suite, method, slowdown, self.workdir / "slow" / safe_name(method))
-                slowed_suite = replace(variant.suite, context=replace(variant.suite.context, name=SLOWED_SUITE))
+                renamed = replace(variant.suite, context=replace(variant.suite.context, name=name))
                 exact = "^(?:" + "|".join(re.escape(k) for k in keys) + ")$"
-                slowed_plan = self._plan(slowed_suite, exact)
+                slowed_plan = self._plan(renamed, exact)
             except (InjectionFailed, AssessmentFailed) as exc:
                 errors[method] = str(exc)
                 self.warnings.append(str(exc))
                 continue
             prepare_s += self.monotonic() - t0
-            slowed_by_key = {p.benchmark.id.key: p for p in slowed_plan.benchmarks}
-            runs = []
-            for rep in range(self.options.repetitions):
-                order = []
-                for key in keys:
-                    pair = [base_by_key[key], slowed_by_key[key]]
-                    order.extend(pair if rep % 2 == 0 else pair[::-1])
-                outcome = Runner(self.scratch, self.listener).run(
-                    Plan(benchmarks=order), self._meta(f"assess:slow:{method}:{rep + 1}", cli_filter=exact))
-                run = self.scratch.load_run(outcome.run_id)
-                injected_s += _machine_s(run)
-                runs.append(run)
+            variants.append((method, variant, name, {p.benchmark.id.key: p for p in slowed_plan.benchmarks}))
+        runs, injected_s = self._paired_runs(variants, base_by_key)
+        detections: list[Detection] = []
+        for method, variant, name, planned in variants:
             problem = instrumentation_error(variant)
             if problem is not None:
                 errors[method] = problem
                 self.warnings.append(problem)
                 continue
-            for key in keys:
+            for key in planned:
                 base = [_forks(r, key, self.suite.name) for r in runs]
-                slow = [_forks(r, key, SLOWED_SUITE) for r in runs]
+                slow = [_forks(r, key, name) for r in runs]
                 if any(x is None for x in base + slow):
                     self.warnings.append(f"{method}: {key} failed in a paired run; counted as not detecting")
                     continue
                 detections.append(detect(method, key, base, slow, slowdown, self.options.rule))
         return detections, reached, errors, injected_s, prepare_s
+
+    def _paired_runs(self, variants, base_by_key) -> tuple[list[RunData], float]:
+        """One scratch-store run per repetition: per benchmark, its baseline next to its slowed variants."""
+        if not variants:
+            return [], 0.0
+        runs, spent = [], 0.0
+        for rep in range(self.options.repetitions):
+            order = []
+            for key, base in base_by_key.items():
+                slowed = [planned[key] for _, _, _, planned in variants if key in planned]
+                if slowed:
+                    order.extend([base, *slowed] if rep % 2 == 0 else [*slowed, base])
+            self.log(f"repetition {rep + 1} of {self.options.repetitions}: {len(order)} benchmark runs "
+                     f"({len(variants)} slowed method(s))")
+            outcome = Runner(self.scratch, self.listener).run(Plan(benchmarks=order),
+                                                              self._meta(f"assess:slowed:{rep + 1}"))
+            run = self.scratch.load_run(outcome.run_id)
+            spent += _machine_s(run)
+            runs.append(run)
+        return runs, spent
 
     def _stubs(self, report: AbsReport, plan: Plan) -> list[Stub]:
         benchmarks = [p.benchmark for p in plan.benchmarks]
