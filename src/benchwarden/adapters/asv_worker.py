@@ -490,52 +490,62 @@ def slowed(func, factor, overhead_ns=0, nested_overhead_ns=0, clock=time.perf_co
     outermost call and ``(1 + factor) x nested_overhead_ns`` per nested call made during it (recursion
     through the wrapper costs time the unslowed function would not spend). Busy-waited with
     ``perf_counter_ns`` (``time.sleep`` cannot do microseconds). Exceptions pass through, slowed too.
+
+    Per-thread state is ``[depth, nested calls]`` in a dict keyed by ``threading.get_ident()``: integer
+    keys make its cost the same in every process (``threading.local`` attribute lookups varied by a
+    factor of two between interpreters with different hash seeds, which made the calibrated overhead
+    wrong in some processes).
     """
-    local = threading.local()
+    states = {}
+    get_ident = threading.get_ident
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        if getattr(local, "depth", 0):
-            local.depth += 1
-            local.nested += 1
+        state = states.get(get_ident())
+        if state is None:
+            state = states[get_ident()] = [0, 0]
+        if state[0]:
+            state[0] += 1
+            state[1] += 1
             try:
                 return func(*args, **kwargs)
             finally:
-                local.depth -= 1
-        local.depth = 1
-        local.nested = 0
+                state[0] -= 1
+        state[0] = 1
+        state[1] = 0
         start = clock()
         try:
             return func(*args, **kwargs)
         finally:
-            local.depth = 0
+            state[0] = 0
             now = clock()
-            wait = int(factor * (now - start)) - overhead_ns - int((1 + factor) * local.nested * nested_overhead_ns)
+            wait = int(factor * (now - start)) - overhead_ns - int((1 + factor) * state[1] * nested_overhead_ns)
             if wait > 0:
                 _busy_wait_until(now + wait, clock)
 
     wrapper.__benchwarden_wrapped__ = func
-    wrapper.__benchwarden_local__ = local
+    wrapper.__benchwarden_states__ = states
     return wrapper
 
 
-def wrapper_overhead_ns(rounds=31, calls=1000, nested=False):
+def wrapper_overhead_ns(rounds=40, calls=500, nested=False):
     """Extra cost (ns) of one call through a ``slowed(..., factor=0)`` wrapper over a direct call.
 
-    Measured with a one-argument function (the typical API call), interleaved with direct calls, over
-    ``rounds`` rounds; the lower quartile is taken, so rounds disturbed by other processes (which
-    inflate the wrapped and the direct calls unequally) do not inflate the estimate.
+    Measured with a one-argument function (the typical API call): ``rounds`` rounds of ``calls`` wrapped
+    and ``calls`` direct calls, 1 ms apart, after 10 rounds that let the interpreter specialise both
+    loops. The estimate is min(wrapped round) − min(direct round), as timeit takes the minimum: a round
+    that shared its core with another process is slower *and* its difference is inflated, and on a busy
+    machine whole stretches of tens of milliseconds are, so rounds are spread over about 100 ms.
     ``nested=True`` measures a call made while an outer call of the same wrapper is in progress.
     """
     def noop(value):
         return value
     wrapped = slowed(noop, 0.0)
-    local = wrapped.__benchwarden_local__
     if nested:
-        local.depth, local.nested = 1, 0
-    costs = []
+        wrapped.__benchwarden_states__[threading.get_ident()] = [1, 0]
+    best_wrapped = best_direct = None
     try:
-        for _ in range(rounds):
+        for warm in range(rounds + 10):
             start = time.perf_counter_ns()
             for i in range(calls):
                 wrapped(i)
@@ -543,11 +553,13 @@ def wrapper_overhead_ns(rounds=31, calls=1000, nested=False):
             for i in range(calls):
                 noop(i)
             end = time.perf_counter_ns()
-            costs.append(((mid - start) - (end - mid)) / calls)
+            if warm >= 10:
+                best_wrapped = mid - start if best_wrapped is None else min(best_wrapped, mid - start)
+                best_direct = end - mid if best_direct is None else min(best_direct, end - mid)
+                time.sleep(0.001)
     finally:
-        local.depth = 0
-    costs.sort()
-    return max(0, int(costs[len(costs) // 4]))
+        wrapped.__benchwarden_states__.clear()
+    return max(0, int((best_wrapped - best_direct) / calls))
 
 
 def split_target(target):
