@@ -109,7 +109,10 @@ def _kde(values: np.ndarray, grid: np.ndarray, bandwidth: float) -> np.ndarray:
     for start in range(0, values.size, chunk):
         z = (grid[:, None] - values[None, start : start + chunk]) / bandwidth
         kernel = np.exp(-0.5 * z * z)
-        kernel[np.abs(z) >= KDE_TRUNCATION] = 0.0
+        # A grid point exactly 5 bandwidths from a value is common with lattice data (integers): the slack
+        # keeps such points on the same side of the cut whatever the last-ulp rounding, so scaling the data
+        # cannot flip a density between 0 and exp(-12.5) (which changes KL by ~1%).
+        kernel[np.abs(z) >= KDE_TRUNCATION * (1 + 1e-9)] = 0.0
         density += kernel.sum(axis=1)
     return density / (values.size * bandwidth * np.sqrt(2.0 * np.pi))
 
@@ -129,7 +132,8 @@ def kld_similarity(p_sample: ForkData, q_sample: ForkData, n_points: int = KLD_P
     digest seed-002 §3.9 [C]) step by step:
 
     1. range = union of both samples' quartile fences ``[max(0, Q1 − 1.5·IQR),
-       Q3 + 1.5·IQR]``; if it is a single point, return 1.0;
+       Q3 + 1.5·IQR]``; if it is a single point (relative width ≤ 1e-12: values
+       a few ulps apart carry no distributional information), return 1.0;
     2. ``n_points`` equally spaced grid points on it (step Δ);
     3. Gaussian KDE of each *whole* sample (the fences only bound the grid),
        bandwidth :func:`kde_bandwidth`, kernels truncated at ±5 bandwidths;
@@ -148,7 +152,7 @@ def kld_similarity(p_sample: ForkData, q_sample: ForkData, n_points: int = KLD_P
     p_low, p_high = _fences(p_values)
     q_low, q_high = _fences(q_values)
     low, high = min(p_low, q_low), max(p_high, q_high)
-    if low == high:
+    if high - low <= 1e-12 * max(abs(low), abs(high)):  # a single point, up to floating-point precision
         return 1.0
     grid = np.linspace(low, high, int(n_points))
     step = (high - low) / (n_points - 1)
