@@ -31,7 +31,7 @@ UNSTABLE_COLOR = "#c0392b"
 
 def variability_plot(benchmarks: Sequence[Mapping[str, Any]]) -> str:
     """One row per benchmark: each run's mean relative to the benchmark's overall mean (%), maxSpread labelled."""
-    with matplotlib.rc_context(plots._RC):
+    with matplotlib.rc_context(plots.PLOT_STYLE):
         fig = Figure(figsize=(7.5, 0.9 + 0.36 * max(1, len(benchmarks))))
         ax = fig.add_subplot()
         for y, b in enumerate(reversed(list(benchmarks))):
@@ -47,7 +47,7 @@ def variability_plot(benchmarks: Sequence[Mapping[str, Any]]) -> str:
         ax.set_yticklabels([b["key"] for b in reversed(list(benchmarks))])
         ax.axvline(0.0, color="#999999", linewidth=0.8)
         ax.set_xlabel("run mean relative to the benchmark's mean over all runs (%)")
-        return plots._to_svg(fig)
+        return plots.figure_to_svg(fig)
 
 
 def assessment_html(docs: Sequence[Mapping[str, Any]]) -> bytes:

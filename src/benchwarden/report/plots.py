@@ -26,11 +26,11 @@ VERDICT_COLORS = {"slower": "#c0392b", "faster": "#27864a", "unchanged": "#55555
 # matplotlib 3.10 replaced boxplot(vert=False) by orientation="horizontal"
 _HORIZONTAL = {"orientation": "horizontal"} if tuple(int(p) for p in matplotlib.__version__.split(".")[:2]) >= (3, 10) \
     else {"vert": False}
-_RC = {"svg.fonttype": "path", "svg.hashsalt": "benchwarden", "text.parse_math": False, "font.size": 9,
+PLOT_STYLE = {"svg.fonttype": "path", "svg.hashsalt": "benchwarden", "text.parse_math": False, "font.size": 9,
        "axes.spines.top": False, "axes.spines.right": False}
 
 
-def _to_svg(fig: Figure) -> str:
+def figure_to_svg(fig: Figure) -> str:
     buffer = io.StringIO()
     FigureCanvasSVG(fig)
     fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
@@ -50,7 +50,7 @@ class ForestRow:
 
 def forest_plot(rows: Sequence[ForestRow]) -> str:
     """Every benchmark's time ratio (candidate/base) with its interval, its band shaded, a line at 1."""
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(PLOT_STYLE):
         height = 0.9 + 0.32 * max(1, len(rows))
         fig = Figure(figsize=(7.5, height))
         ax = fig.add_subplot()
@@ -73,12 +73,12 @@ def forest_plot(rows: Sequence[ForestRow]) -> str:
         ax.set_yticks(range(len(rows)), [r.label for r in reversed(rows)])
         ax.set_ylim(-0.6, len(rows) - 0.4)
         ax.set_xlabel("time ratio candidate / base (ns/op; > 1 = slower), band = practical threshold")
-        return _to_svg(fig)
+        return figure_to_svg(fig)
 
 
 def distribution_plot(base: Sequence[float], candidate: Sequence[float], unit: str) -> str:
     """Every measurement iteration of both versions: box plots with the individual values overlaid."""
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(PLOT_STYLE):
         fig = Figure(figsize=(4.2, 2.2))
         ax = fig.add_subplot()
         data = [list(base), list(candidate)]
@@ -88,12 +88,12 @@ def distribution_plot(base: Sequence[float], candidate: Sequence[float], unit: s
             ax.scatter(values, jitter, s=8, color=color, alpha=0.6, linewidths=0)
         ax.set_yticks([1, 2], ["base", "candidate"])
         ax.set_xlabel(f"iteration value ({unit})")
-        return _to_svg(fig)
+        return figure_to_svg(fig)
 
 
 def fork_means_plot(base: Sequence[float], candidate: Sequence[float], unit: str) -> str:
     """Each fork's mean by pair number, both versions: drift over the session shows as a trend."""
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(PLOT_STYLE):
         fig = Figure(figsize=(4.2, 2.2))
         ax = fig.add_subplot()
         ax.plot(range(1, len(base) + 1), base, marker="o", color=BASE_COLOR, label="base", linewidth=1)
@@ -103,4 +103,4 @@ def fork_means_plot(base: Sequence[float], candidate: Sequence[float], unit: str
         ax.set_ylabel(f"fork mean ({unit})")
         ax.xaxis.get_major_locator().set_params(integer=True)
         ax.legend(frameon=False, fontsize=8)
-        return _to_svg(fig)
+        return figure_to_svg(fig)
