@@ -79,3 +79,14 @@ def test_stats_imports_only_numpy_scipy_and_stdlib():
                 top = m.split(".")[0]
                 ok = top in allowed_third_party or top in sys.stdlib_module_names or m.startswith("benchwarden.stats")
                 assert ok, f"{f.name} imports {m}"
+
+
+def test_test_module_basenames_are_unique():
+    """Test folders are not packages (helpers are imported by basename), so two test files with one name collide."""
+    tests = Path(__file__).resolve().parents[1]
+    seen: dict[str, Path] = {}
+    for f in sorted(tests.rglob("*.py")):
+        if "data" in f.relative_to(tests).parts or f.name == "__init__.py" or f.name == "conftest.py":
+            continue
+        assert f.name not in seen, f"{f.relative_to(tests)} and {seen[f.name].relative_to(tests)} share a name"
+        seen[f.name] = f
