@@ -8,7 +8,7 @@ the same suite with the same settings (the variability runs), multiplied by 2·(
 Each example is copied to a temporary directory and assessed with its whole suite (no filter), the
 study's default v (twice the 95th-percentile maxSpread) and K′ = its public API (Java, Python) or the
 most-called exported functions while its tests run (Go). Prints one JSON line per suite and a
-Markdown table for docs/performance-assess.md.
+Markdown table for docs/performance.md.
 
 Usage: ``.venv/bin/python benchmarks/assess_cost.py [--runs 3] [--iteration-time 100ms] [--only jmh]``
 """

@@ -1,4 +1,4 @@
-"""Error rates and machine time of `compare` beside the benchstat way and the JMH way (docs/performance-compare.md).
+"""Error rates and machine time of `compare` beside the benchstat way and the JMH way (docs/performance.md).
 
 Three judges see the same data:
 

@@ -3,7 +3,7 @@
 Two-level synthetic data as in tests/unit/spl/test_spl_interpretations.py: per fork a log-normal offset
 (σ = fork_sigma), per iteration log-normal noise (σ = 5%), 20 iterations per fork; E[a]/E[b] = ratio.
 Also the time per comparison of each interpretation (bootstrap: 10,000 resamples), relative to quick.
-Prints a Markdown table; the numbers in docs/performance-spl.md come from this script.
+Prints a Markdown table; the numbers in docs/performance.md come from this script.
 
     .venv/bin/python benchmarks/spl_simulation.py [--experiments 200]
 """

@@ -131,7 +131,7 @@ def test_jmh_example_annotations_and_regression(tmp_path, monkeypatch):
     assert scaling["comparisons"][0]["comparison"].startswith("wordstat:wordstat.bench.TokenizeBench.tokenize[size=1000]")
     assert "fails" not in {a["verdict"] for a in data["assertions"]}
     # the slowdown as an uncommitted code change: the working tree regresses against HEAD (built once, cached).
-    # The naive tokenizer measured only ~1.2x slower than the fast one here (docs/performance-spl.md), so the
+    # The naive tokenizer measured only ~1.2x slower than the fast one here (docs/performance.md), so the
     # bound has no tolerance and sits on the larger input.
     _slow_down(root / "src" / "main" / "java" / "wordstat" / "WordStat.java",
                "public static final boolean SLOW = slowSelected();", "public static final boolean SLOW = true;")
