@@ -54,12 +54,12 @@ func BenchmarkTopK(b *testing.B) {
 
 // noisyWords is the input of BenchmarkNoisy; noisyFactor its current work size.
 var (
-	noisyWords  = Tokenize(GenerateText(800, 42))
+	noisyWords  = Tokenize(GenerateText(4000, 42))
 	noisyFactor = 1
 )
 
 // BenchmarkNoisy is deliberately noisy: each repetition (-count) counts a
-// random prefix of 100..800 words, the length drawn log-uniformly, so its
+// random prefix of 100..3,900 words, the length drawn log-uniformly, so its
 // ns/op varies widely between iterations and between processes (math/rand/v2
 // is randomly seeded per process).
 //
@@ -69,7 +69,7 @@ var (
 // b.N prediction stays accurate (iterations stay close to -benchtime).
 func BenchmarkNoisy(b *testing.B) {
 	if b.N == 1 {
-		noisyFactor = int(math.Round(math.Exp2(3 * mrand.Float64())))
+		noisyFactor = int(math.Round(math.Exp2(5.3 * mrand.Float64())))
 	}
 	words := noisyWords[:100*noisyFactor]
 	for i := 0; i < b.N; i++ {
