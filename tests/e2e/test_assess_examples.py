@@ -104,7 +104,9 @@ def check_common(suite: dict, tmp: Path, uncovered: str, covered: list[str], noi
     cov = coverage(suite)
     assert cov[uncovered] is False, suite["abs"]["methods"]
     for method in covered:
-        assert cov[method] is True, (method, suite["abs"]["methods"], suite["detections"])
+        detail = json.dumps({"method": method, "detections": [d for d in suite["detections"] if d["method"] == method],
+                             "warnings": suite.get("warnings"), "reach": suite.get("reach")}, indent=1, default=str)
+        assert cov[method] is True, detail
     # uncovered methods are listed first, the unbenchmarked one reached by no benchmark at all
     assert suite["abs"]["methods"][0]["covered"] is False
     assert next(m for m in suite["abs"]["methods"] if m["method"] == uncovered)["reached_by"] == []
