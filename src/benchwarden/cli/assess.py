@@ -11,7 +11,7 @@ from rich.markup import escape
 from benchwarden.assess.campaign import AssessOptions, Campaign, SuiteAssessment
 from benchwarden.assess.export import assessment_to_json
 from benchwarden.assess.methods import AssessSettings, check_method
-from benchwarden.cli.common import ExitStatus, Invocation, common_options
+from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.config import Config, Suite, load_config
 from benchwarden.errors import BenchwardenError, ConfigError, UsageError
@@ -26,18 +26,8 @@ from benchwarden.report.assess_tables import (
 )
 from benchwarden.report.table import to_rich
 from benchwarden.store import open_store
-from benchwarden.units import parse_duration_s
 
 SCRATCH_STORE = "assess-slowed.db"
-
-
-def _duration(ctx, param, value):
-    if value is None:
-        return None
-    try:
-        return parse_duration_s(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
 
 
 @click.command("assess")
@@ -48,7 +38,7 @@ def _duration(ctx, param, value):
 @click.option("--top", type=click.IntRange(min=1), help="Size of an automatically found K′ (default 20).")
 @click.option("--slowdown", type=click.FloatRange(min=0, min_open=True), metavar="V",
               help="Relative slowdown to inject, e.g. 0.5 (default: twice the 95th-percentile maxSpread).")
-@click.option("--budget", callback=_duration, metavar="DURATION", help="Time budget of the smoke subset (default 10m).")
+@click.option("--budget", callback=parse_duration_option, metavar="DURATION", help="Time budget of the smoke subset (default 10m).")
 @click.option("--rule", type=click.Choice(["study", "compare"]), help="Detection rule (default: the study's).")
 @click.option("--stubs", "stubs_dir", type=click.Path(path_type=Path, file_okay=False),
               help="Write a benchmark stub per uncovered method into this directory.")

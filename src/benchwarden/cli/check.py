@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.text import Text
 
-from benchwarden.cli.common import ExitStatus, Invocation, common_options
+from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option
 from benchwarden.cli.live import LiveProgress
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.config import Config, Suite, load_config
@@ -36,16 +36,6 @@ from benchwarden.spl.report import (
 )
 from benchwarden.spl.settings import CheckModel, CheckSettings
 from benchwarden.store import open_store
-from benchwarden.units import parse_duration_s
-
-
-def _duration(ctx, param, value):
-    if value is None:
-        return None
-    try:
-        return parse_duration_s(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
 
 
 @click.command("check")
@@ -65,7 +55,7 @@ def _duration(ctx, param, value):
 @click.option("--forks", type=click.IntRange(min=1), help="Forks per instance and round (sets min = max).")
 @click.option("--warmup", type=click.IntRange(min=0), help="Warmup iterations per fork (sets min = max).")
 @click.option("--iterations", type=click.IntRange(min=1), help="Measurement iterations per fork.")
-@click.option("--iteration-time", callback=_duration, metavar="DURATION", help="Time per iteration, e.g. 100ms.")
+@click.option("--iteration-time", callback=parse_duration_option, metavar="DURATION", help="Time per iteration, e.g. 100ms.")
 @click.option("--quiet", "-q", is_flag=True, help="No live progress.")
 def check_command(inv: Invocation, files, junit_path, strict, interpretation, alpha, lenient, max_rounds,
                   max_forks, no_reuse, no_annotations, forks, warmup, iterations, iteration_time, quiet) -> int:

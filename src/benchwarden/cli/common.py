@@ -56,6 +56,18 @@ class Invocation:
         self.stdout.write("\n")
 
 
+def parse_duration_option(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
+    """click callback for duration options (``--iteration-time 200ms``): seconds, or a usage error naming the option."""
+    if value is None:
+        return None
+    from benchwarden.units import parse_duration_s
+
+    try:
+        return parse_duration_s(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 def _width(stream: TextIO) -> int | None:
     """Terminal width for a TTY (rich decides); a wide fixed width for logs and files, so names never wrap."""
     isatty = getattr(stream, "isatty", None)

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 from pydantic import ValidationError
 
-from benchwarden.cli.common import ExitStatus, Invocation, common_options
+from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.compare.result import BenchmarkComparison, Comparison, Look
 from benchwarden.compare.schedule import CompareListener
@@ -34,16 +34,7 @@ from benchwarden.report.markdown import comparison_markdown
 from benchwarden.report.table import fmt_number, to_rich
 from benchwarden.revisions import WORKTREE
 from benchwarden.store import open_store
-from benchwarden.units import format_duration, from_ns_per_op, parse_duration_s
-
-
-def _duration(ctx, param, value):
-    if value is None:
-        return None
-    try:
-        return parse_duration_s(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
+from benchwarden.units import format_duration, from_ns_per_op
 
 
 @click.command("compare")
@@ -69,7 +60,7 @@ def _duration(ctx, param, value):
 @click.option("--seed", type=int, help="Seed of the randomised fork order (default: random, recorded).")
 @click.option("--warmup", type=click.IntRange(min=0), help="Warmup iterations per fork (sets min = max).")
 @click.option("--iterations", type=click.IntRange(min=1), help="Measurement iterations per fork.")
-@click.option("--iteration-time", callback=_duration, metavar="DURATION", help="Time per iteration, e.g. 100ms.")
+@click.option("--iteration-time", callback=parse_duration_option, metavar="DURATION", help="Time per iteration, e.g. 100ms.")
 @click.option("--markdown", "markdown_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Write a PR-comment Markdown summary here.")
 @click.option("--junit", "junit_path", type=click.Path(path_type=Path, dir_okay=False),

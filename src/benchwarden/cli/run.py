@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 import click
 
 from benchwarden import __version__
-from benchwarden.cli.common import ExitStatus, Invocation, common_options
+from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option
 from benchwarden.cli.live import LiveProgress
 from benchwarden.cli.render import print_summaries
 from benchwarden.cli.store_access import store_url_for
@@ -22,16 +22,7 @@ from benchwarden.report.summary import summarize_benchmark
 from benchwarden.runner.engine import Runner, plan_run
 from benchwarden.runner.progress import ProgressListener
 from benchwarden.store import open_store
-from benchwarden.units import format_duration, parse_duration_s
-
-
-def _duration(ctx, param, value):
-    if value is None:
-        return None
-    try:
-        return parse_duration_s(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
+from benchwarden.units import format_duration
 
 
 @dataclass(frozen=True)
@@ -71,7 +62,7 @@ def _thresholds(ctx, param, values):
 @click.option("--forks", type=click.IntRange(min=1), help="Static number of forks (sets min = max).")
 @click.option("--warmup", type=click.IntRange(min=0), help="Warmup iterations per fork (sets min = max).")
 @click.option("--iterations", type=click.IntRange(min=1), help="Measurement iterations per fork.")
-@click.option("--iteration-time", callback=_duration, metavar="DURATION", help="Time per iteration, e.g. 1s, 200ms.")
+@click.option("--iteration-time", callback=parse_duration_option, metavar="DURATION", help="Time per iteration, e.g. 1s, 200ms.")
 @click.option("--stop", type=click.Choice(list(STOP_POLICIES)),
               help="Stop policy (default: from the config, else dynamic).")
 @click.option("--criteria", callback=_criteria_names, metavar="LIST",
