@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.processes import eventually, is_alive
+
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import ForkPlan, SuiteContext
 from benchwarden.errors import ForkFailed
@@ -35,23 +37,6 @@ def start(commands: dict, name: str, root: Path = REPO, env: dict | None = None,
     ctx = suite(commands, root, env)
     (benchmark,) = [b for b in adapter.list_benchmarks(ctx) if b.id.name == name]
     return adapter.start_fork(ctx, benchmark, plan(**plan_overrides))
-
-
-def is_alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-def eventually(predicate, timeout_s: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
 
 
 def test_each_iteration_is_one_timed_execution():

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.processes import matching
+
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import ForkPlan, RunningFork, SuiteContext
 from benchwarden.adapters.gotest import GoAdapter
@@ -61,19 +63,8 @@ def plan(iterations: int, iteration_s: float = 0.02, timeout_s: float = 30.0, it
 
 
 def processes_running(binary: str) -> list[int]:
-    """PIDs of live (non-zombie) processes whose argv[0] is ``binary``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv0 = (entry / "cmdline").read_bytes().split(b"\0")[0].decode()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if argv0 == binary and state != "Z":
-            found.append(int(entry.name))
-    return found
+    """PIDs of live processes whose argv[0] is ``binary``."""
+    return [p.pid for p in matching(lambda p: p.argv[:1] == (binary,))]
 
 
 def run_until_failure(fork: RunningFork) -> tuple[list, ForkFailed | None, float]:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.processes import group_members, matching
+
 from benchwarden.adapters.base import ForkPlan, RunningFork, SuiteContext
 from benchwarden.adapters.jmh import JmhAdapter
 from benchwarden.errors import ArtifactMissing, ForkFailed, ToolchainMissing
@@ -58,27 +60,11 @@ def broken(adapter):
     return ctx, {b.id.key: b for b in adapter.list_benchmarks(ctx)}
 
 
-def group_pids(pgid: int) -> set[int]:
-    """Live processes (not zombies) whose process group is ``pgid``, read from /proc."""
-    pids = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()  # state ppid pgrp ...
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            pids.add(int(entry.name))
-    return pids
-
-
 def assert_group_gone(pgid: int) -> None:
     deadline = time.monotonic() + 5
-    while group_pids(pgid) and time.monotonic() < deadline:
+    while group_members(pgid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert group_pids(pgid) == set(), "processes of the fork's group survived"
+    assert group_members(pgid) == set(), "processes of the fork's group survived"
 
 
 def run_until_failure(fork) -> tuple[list, ForkFailed]:
@@ -159,7 +145,7 @@ def test_sample_mode_streams_iteration_means_with_percentiles(adapter, example):
 
 def benchmark_jvm_proc(fork) -> Path:
     """/proc entry of the benchmark JVM that the JMH host forked (the group member that is not the host)."""
-    children = group_pids(fork.pid) - {fork.pid}
+    children = group_members(fork.pid) - {fork.pid}
     assert len(children) == 1, f"expected one forked benchmark JVM, found {children}"
     return Path("/proc") / str(children.pop())
 
@@ -190,7 +176,7 @@ def test_stop_at_an_iteration_boundary_kills_host_and_benchmark_jvm(adapter, exa
     members = set()
     for result in fork:
         results.append(result)
-        members |= group_pids(fork.pid)
+        members |= group_members(fork.pid)
         if len(results) == 2:
             fork.stop()
             break
@@ -273,14 +259,6 @@ def test_exit_without_iterations_and_a_failing_launcher(adapter, broken):
 
 
 def test_no_java_processes_of_ours_are_left(example, broken):
-    leftovers = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmd = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if any(b"broken-project/target/benchmarks.jar" in c or b"examples/jmh/target/benchmarks.jar" in c for c in cmd):
-                if os.getpid() != int(entry.name):
-                    leftovers.append(entry.name)
+    jars = ("broken-project/target/benchmarks.jar", "examples/jmh/target/benchmarks.jar")
+    leftovers = matching(lambda p: p.pid != os.getpid() and any(j in a for a in p.argv for j in jars))
     assert leftovers == []

@@ -19,6 +19,7 @@ import pytest
 
 from benchwarden.model import ForkStatus, RunStatus
 from benchwarden.store import open_store
+from tests.support.processes import matching
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("go") is None, reason="go is not on PATH")]
@@ -63,17 +64,7 @@ def _wait_for_forks(db: Path, proc: subprocess.Popen, n: int, timeout_s: float =
 
 
 def _leftover_processes(marker: str) -> list[str]:
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if marker in cmdline:
-            found.append(f"{pid}: {cmdline}")
-    return found
+    return [f"{p.pid}: {' '.join(p.argv)}" for p in matching(lambda p: any(marker in a for a in p.argv))]
 
 
 def _snapshot(db: Path):

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.processes import eventually, group_members, is_alive
+
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import ForkPlan, SuiteContext
 from benchwarden.errors import BuildFailed, ForkFailed, ListingFailed
@@ -37,39 +39,6 @@ def plan(**overrides) -> ForkPlan:
 def find(benchmarks: list[Benchmark], key: str) -> Benchmark:
     (match,) = [b for b in benchmarks if b.id.key == key]
     return match
-
-
-def live_members(pgid: int) -> list[int]:
-    """Processes of group ``pgid`` that are alive (zombies waiting for a reaper count as gone)."""
-    alive = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            alive.append(int(entry.name))
-    return alive
-
-
-def is_alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-def eventually(predicate, timeout_s: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
 
 
 @pytest.fixture(scope="module")
@@ -136,9 +105,9 @@ def test_iterations_stream_while_the_fork_runs_and_stop_ends_its_group(adapter, 
     started = time.monotonic()
     results = iter(fork)
     first_three = [next(results) for _ in range(3)]
-    assert live_members(fork.pid), "the worker should still be running: results must stream, not arrive at exit"
+    assert group_members(fork.pid), "the worker should still be running: results must stream, not arrive at exit"
     fork.stop()
-    assert eventually(lambda: not live_members(fork.pid)), "stop() must end the whole process group"
+    assert eventually(lambda: not group_members(fork.pid)), "stop() must end the whole process group"
     assert list(results) == []  # iteration ends quietly after stop()
     assert time.monotonic() - started < 8.0
     assert all(r.value_ns > 0 and r.ops and r.ops >= 1 for r in first_three)
@@ -152,7 +121,7 @@ def test_stop_from_another_thread_mid_iteration(adapter, faulty):
     started = time.monotonic()
     assert list(fork) == []
     assert time.monotonic() - started < 10.0
-    assert eventually(lambda: not live_members(fork.pid))
+    assert eventually(lambda: not group_members(fork.pid))
 
 
 def test_a_fork_runs_at_most_max_iterations(adapter, basic):
@@ -210,7 +179,7 @@ def test_a_hung_benchmark_times_out_and_its_group_is_killed(adapter, faulty):
         list(fork)
     assert info.value.reason == "timeout"
     assert 1.0 <= time.monotonic() - started < 8.0
-    assert eventually(lambda: not live_members(fork.pid))
+    assert eventually(lambda: not group_members(fork.pid))
 
 
 def test_the_asv_timeout_attribute_caps_the_iteration_timeout(adapter, faulty):
@@ -254,7 +223,7 @@ def test_garbage_on_the_protocol_channel_fails_the_fork(adapter, tmp_path):
     fork = adapter.start_fork(ctx, benchmark, plan())
     with pytest.raises(ForkFailed, match=r"fork garbage: not a JSON protocol line: 'Iteration 1: 512 ns/op'"):
         list(fork)
-    assert eventually(lambda: not live_members(fork.pid))
+    assert eventually(lambda: not group_members(fork.pid))
 
 
 def test_not_implemented_error_in_setup_is_reported_as_skipped(adapter, basic):
