@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the bundled example: "did my change make anything slower?"
 # `benchwarden compare` on the example JMH suite (examples/jmh): the base is the suite as it is, the candidate
-# the same build with the switchable slowdown on (-Dwordstat.slow=true makes tokenize 1.3-2x slower). Forks of
+# the same build with the switchable slowdown on (-Dwordstat.slow=true makes tokenize ~1.7x slower). Forks of
 # the two run interleaved in random order until each benchmark's verdict is settled; it ends with the verdict
 # table and the path of the HTML report. Extra arguments go to `benchwarden compare`.
 # Sets up everything it needs first (virtualenv; the example jar is built by the suite's build command).

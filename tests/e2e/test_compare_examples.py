@@ -1,6 +1,6 @@
 """`benchwarden compare` on the example suites with real JMH, Go and Python processes.
 
-For each example: the switchable slowdown (WORDSTAT_SLOW=1 / -Dwordstat.slow=true, 1.3-2x on the
+For each example: the switchable slowdown (WORDSTAT_SLOW=1 / -Dwordstat.slow=true, 1.7-3x on the
 tokenizer) is flagged slower, and an A/A comparison (one commit against itself, or the same working
 tree twice) reports no regression.  Kept short: one benchmark (tokenize over 1000 words, the most
 stable one the slowdown affects), 100 ms iterations (200 ms for JMH), at most 6 fork pairs for A/A.  Each test works

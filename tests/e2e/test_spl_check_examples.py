@@ -99,8 +99,7 @@ def test_go_example_with_a_tagged_baseline(tmp_path, monkeypatch):
     assert status == 0, (data, err)
     assert "fails" not in {a["verdict"] for a in data["assertions"]}
     assert _by_text(data)["BenchmarkCountWordsHash <= BenchmarkCountWordsSorted"]["verdict"] == "holds"
-    # commit the slowdown, then bound HEAD against the tagged baseline (Go's slow tokenizer measured only
-    # ~1.15x slower here, so the bound is on the larger input, where the difference is steadiest)
+    # commit the slowdown (~3x at 1000 words, docs/performance.md), then bound HEAD against the tagged baseline
     _slow_down(root / "wordstat.go", 'var slowTokenize = os.Getenv("WORDSTAT_SLOW") == "1"',
                'var slowTokenize = os.Getenv("WORDSTAT_SLOW") == "1" || true')
     _git(root, "commit", "-qam", "slower tokenize")
@@ -131,12 +130,11 @@ def test_jmh_example_annotations_and_regression(tmp_path, monkeypatch):
     assert scaling["comparisons"][0]["comparison"].startswith("wordstat:wordstat.bench.TokenizeBench.tokenize[size=1000]")
     assert "fails" not in {a["verdict"] for a in data["assertions"]}
     # the slowdown as an uncommitted code change: the working tree regresses against HEAD (built once, cached).
-    # The naive tokenizer measured only ~1.2x slower than the fast one here (docs/performance.md), so the
-    # bound has no tolerance and sits on the larger input.
+    # The naive tokenizer measured ~1.7x the fast one (docs/performance.md); a 5% tolerance, as a user would write.
     _slow_down(root / "src" / "main" / "java" / "wordstat" / "WordStat.java",
                "public static final boolean SLOW = slowSelected();", "public static final boolean SLOW = true;")
     bound = root / "regression.spl"
-    bound.write_text("committed := TokenizeBench.tokenize@HEAD\nTokenizeBench.tokenize(1000) <= committed(1000)\n")
+    bound.write_text("committed := TokenizeBench.tokenize@HEAD\nTokenizeBench.tokenize(1000) <= 1.05 * committed(1000)\n")
     status, slow, err = _check(root, *jmh, "--forks", "4", "--max-rounds", "2", str(bound))
     assert status == 1, (slow, err)
     [assertion] = slow["assertions"]

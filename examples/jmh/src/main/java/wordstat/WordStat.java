@@ -1,12 +1,16 @@
 package wordstat;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * wordstat: a tiny text-statistics library, the subject of benchwarden's example suites.
@@ -43,7 +47,7 @@ public final class WordStat {
             char c = text.charAt(i);
             if (isLetter(c)) {
                 if (len == word.length) {
-                    word = java.util.Arrays.copyOf(word, len * 2);
+                    word = Arrays.copyOf(word, len * 2);
                 }
                 word[len++] = Character.toLowerCase(c);
             } else if (len > 0) {
@@ -57,24 +61,21 @@ public final class WordStat {
         return words;
     }
 
+    /** Separators: maximal runs of non-letters ({@code \p{L}} is {@link Character#isLetter}, the test {@link #isLetter} makes). */
+    private static final Pattern SEPARATORS = Pattern.compile("[^\\p{L}]+");
+
     /**
-     * The slow variant: the naive implementation, a {@link StringBuilder} grown character by character with
-     * the general Unicode letter test. Same result; about 1.5x the time of {@link #tokenizeOnePass}
-     * (measured 1.45-1.8x on 1000 words, JDK 17).
+     * The slow variant, the kind of "tidy-up" that regresses: split at a regular expression, then filter and
+     * lower-case each word in a stream. Same result as {@link #tokenizeOnePass} on the example's text (the two
+     * can differ only for the few letters whose lower case depends on context, such as the Greek final sigma).
+     * Measured 1.7x the time of {@link #tokenizeOnePass} under JMH (2.5x in a plain loop) on 1000 words,
+     * JDK 17: a regression that stands out of this machine's noise even in short runs.
      */
     static List<String> tokenizeNaive(String text) {
-        List<String> words = new ArrayList<>();
-        StringBuilder word = new StringBuilder();
-        for (int i = 0, n = text.length(); i <= n; i++) {
-            char c = i < n ? text.charAt(i) : ' ';
-            if (Character.isLetter(c)) {
-                word.append(Character.toLowerCase(c));
-            } else if (word.length() > 0) {
-                words.add(word.toString());
-                word.setLength(0);
-            }
-        }
-        return words;
+        return Arrays.stream(SEPARATORS.split(text))
+                .filter(w -> !w.isEmpty())
+                .map(w -> w.toLowerCase(Locale.ROOT))
+                .collect(Collectors.toList());
     }
 
     private static boolean isLetter(char c) {
