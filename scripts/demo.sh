@@ -11,8 +11,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bw="$root/.venv/bin/benchwarden"
 cd "$root/examples/jmh"
 status=0
+# 20 x 100 ms of warmup per fork: the JIT settles within ~1-2 s on this example
 "$bw" compare --variant-jvm-arg -Dwordstat.slow=true --filter 'TokenizeBench|TopKBench' \
-  --iteration-time 100ms --warmup 5 --iterations 5 --max-forks 8 "$@" || status=$?
+  --iteration-time 100ms --warmup 20 --iterations 5 --max-forks 8 "$@" || status=$?
 if [ "$status" -eq 1 ]; then
   echo "demo: exit status 1 = a regression was found: the switched-on slowdown, as intended" >&2
   exit 0

@@ -11,6 +11,13 @@ class BenchwardenError(Exception):
     """Base class: an error we can explain to the user (exit status 2)."""
 
 
+def in_suite(suite: str, error: object) -> str:
+    """``"suite 'NAME': message"``, without repeating the prefix when the message already starts with it."""
+    message = str(error)
+    prefix = f"suite '{suite}'"
+    return message if message.startswith(prefix) else f"{prefix}: {message}"
+
+
 class ConfigError(BenchwardenError):
     """A configuration file is missing, unreadable or invalid.
 

@@ -120,7 +120,8 @@ def test_jmh_example_annotations_and_regression(tmp_path, monkeypatch):
         pytest.skip("'mvn' is not on PATH")
     root = _repo(tmp_path, "jmh", "java", monkeypatch)
     monkeypatch.setenv("JAVA_TOOL_OPTIONS", "-Djmh.ignoreLock=true")  # other JMH runs on a shared machine
-    jmh = ["--iteration-time", "200ms", "--warmup", "5", "--iterations", "3"]  # the JIT needs warmup under load
+    # 2 s of warmup: the JIT needs it under load (JMH's default is 50 s)
+    jmh = ["--iteration-time", "200ms", "--warmup", "10", "--iterations", "3"]
     status, data, err = _check(root, *jmh, "--max-rounds", "0")  # undecided would pass too: no extra rounds
     assert status == 0, (data, err)
     names = {a["name"] for a in data["assertions"]}

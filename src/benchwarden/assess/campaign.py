@@ -46,7 +46,7 @@ from benchwarden.assess.stubs import Stub, asv_stub, go_stub, jmh_stub
 from benchwarden.assess.variability import VariabilityReport, assess_variability
 from benchwarden.config import Suite
 from benchwarden.environment import git_state, machine_info
-from benchwarden.errors import BenchwardenError, ConfigError
+from benchwarden.errors import BenchwardenError, ConfigError, in_suite
 from benchwarden.model import BenchmarkStatus, ForkStatus, RunData, RunMeta, RunStatus
 from benchwarden.runner.engine import Plan, Runner, plan_run
 from benchwarden.runner.progress import ProgressListener
@@ -166,7 +166,7 @@ class Campaign:
     def _plan(self, suite: Suite, cli_filter: str | None) -> Plan:
         plan = plan_run([suite], cli_filter, adapter_factory=self.adapter_factory, listener=self.listener)
         if plan.failed_suites:
-            raise AssessmentFailed(f"suite '{suite.name}': {plan.failed_suites[suite.name]}")
+            raise AssessmentFailed(in_suite(suite.name, plan.failed_suites[suite.name]))
         if not plan.benchmarks:
             raise AssessmentFailed(f"suite '{suite.name}': no benchmark matches the suite filter and --filter")
         return plan

@@ -14,7 +14,7 @@ from benchwarden.assess.methods import AssessSettings, check_method
 from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.config import Config, Suite, load_config
-from benchwarden.errors import BenchwardenError, ConfigError, UsageError
+from benchwarden.errors import BenchwardenError, ConfigError, UsageError, in_suite
 from benchwarden.report.assess_html import assessment_html
 from benchwarden.report.assess_tables import (
     abs_table,
@@ -69,7 +69,7 @@ def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, 
                     result = Campaign(suite, store, scratch, Path(workdir) / suite.name, options, log=log).run()
                 except BenchwardenError as exc:
                     failures += 1
-                    inv.err_console.print(f"error: suite {suite.name}: {escape(str(exc))}", highlight=False)
+                    inv.err_console.print(f"error: {escape(in_suite(suite.name, exc))}", highlight=False)
                     continue
                 docs.append(assessment_to_json(result))
                 if stubs_dir is not None:

@@ -16,7 +16,7 @@ from benchwarden.cli.stopping import build_trails, print_stopping, reference_bud
 from benchwarden.config import (CRITERIA, STOP_POLICIES, RunSettings, Suite, check_criterion, load_config,
                                 resolve_criteria)
 from benchwarden.environment import git_state, machine_info
-from benchwarden.errors import BenchwardenError, ConfigError
+from benchwarden.errors import BenchwardenError, ConfigError, in_suite
 from benchwarden.model import RunMeta, RunStatus
 from benchwarden.report.summary import summarize_benchmark
 from benchwarden.runner.engine import Runner, plan_run
@@ -224,4 +224,4 @@ def _meta(config, suites, cli_filter, toolchain, label) -> RunMeta:
 
 def _report_failed_suites(inv: Invocation, failed) -> None:
     for name, exc in failed.items():
-        inv.err_console.print(f"error: suite {name}: {exc}", markup=False, highlight=False)
+        inv.err_console.print(f"error: {in_suite(name, exc)}", markup=False, highlight=False)
