@@ -30,6 +30,7 @@ import shutil
 import sys
 import tempfile
 import time
+import tomllib
 from dataclasses import replace
 from pathlib import Path
 
@@ -48,6 +49,12 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "jmh"
 
 
+def _example_jvm_args() -> list[str]:
+    """The example suite's own benchmark-JVM arguments (a fixed, pre-touched heap: docs/performance.md)."""
+    with open(EXAMPLE / "benchwarden.toml", "rb") as f:
+        return list(tomllib.load(f)["suites"]["wordstat"].get("jvm_args", []))
+
+
 def _config(work: Path, t: str, stop: str, warmup: str, iterations: int, forks: str, criteria: list[str]) -> Path:
     path = work / f"benchwarden-{stop}.toml"
     path.write_text(f"""
@@ -59,7 +66,7 @@ kind = "jmh"
 path = "jmh"
 build = "mvn -q -B package -DskipTests"
 artifact = "target/benchmarks.jar"
-jvm_args = ["-Xmx256m"]
+jvm_args = {json.dumps(_example_jvm_args())}
 iteration_time = "{t}"
 warmup = {warmup}
 iterations = {iterations}

@@ -137,13 +137,13 @@ def test_stop_at_iteration_boundary_leaves_no_process(example):
 
 
 def test_slowdown_switch_reaches_the_fork(example):
-    """WORDSTAT_SLOW=1 selects the two-pass tokenizer: its allocation profile differs deterministically."""
+    """WORDSTAT_SLOW=1 selects the FieldsFunc tokenizer: its allocation profile differs deterministically."""
     adapter, ctx, _, benchmarks = example
     bench = benchmarks["BenchmarkTokenize[size=1000]"]
     fast = list(adapter.start_fork(ctx, bench, plan(1)))[0]
     slow = list(adapter.start_fork(ctx, bench, plan(1, env={"WORDSTAT_SLOW": "1"})))[0]
-    assert fast.secondary["B/op"] != slow.secondary["B/op"]
-    assert fast.secondary["allocs/op"] == slow.secondary["allocs/op"] == 161.0
+    assert fast.secondary["B/op"] < slow.secondary["B/op"]  # FieldsFunc's span slice, then ToLower's copies
+    assert (fast.secondary["allocs/op"], slow.secondary["allocs/op"]) == (161.0, 167.0)
 
 
 def test_noisy_benchmark_is_noisy(example):
