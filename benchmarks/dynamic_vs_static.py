@@ -13,13 +13,16 @@ Reported, all from this run:
 * A/A test of the live dynamic result against the static baseline (different JVMs, so a real A/A):
   the 99 % percentile hierarchical-bootstrap interval of the ratio of means contains 1 (the study's
   test; the studentized interval is reported beside it);
-* mean change rate ``|mean_dyn / mean_static − 1|`` and shares below 1 %, 2 %, 3 %;
+* mean change rate ``|mean_dyn / mean_static − 1|`` and shares below 1 %, 2 %, 3 %, beside its floor on
+  this data: the change a perfect rule that ran the same number of forks of the static steady state would
+  show (``replay.subset_change``: fork-to-fork variation that few forks cannot average away);
 * criterion overhead: CPU time in the stop policy per checkpoint and as a share of the dynamic run's
   wall time (live), and the same from a replay of the static recording;
 * the study's evaluation (replay of each criterion on the static recording) beside it.
 
 Usage: ``.venv/bin/python benchmarks/dynamic_vs_static.py [--iteration-time 100ms] [--criteria cv]
-[--filter REGEX] [--json FILE]`` (builds a private copy of examples/jmh).  Takes ~8 minutes at 100 ms.
+[--filter REGEX] [--json FILE] [--keep]`` (builds a private copy of examples/jmh).  Takes ~8 minutes at
+100 ms, ~70 at 1 s.  ``--reuse DIR`` analyses the runs a ``--keep`` left in DIR again, running nothing.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ import numpy as np
 from benchwarden import stats
 from benchwarden.config import CRITERION_DEFAULTS, DEFAULT_CRITERIA, load_config, resolve_criteria
 from benchwarden.model import RunMeta
-from benchwarden.replay import AAOptions, Baseline, ReplayConfig, STUDY_BOUNDS, recorded_series, replay_run
+from benchwarden.replay import (AAOptions, Baseline, ReplayConfig, STUDY_BOUNDS, recorded_series, replay_run,
+                                subset_change)
 from benchwarden.runner import engine
 from benchwarden.runner.engine import Runner, plan_run
 from benchwarden.store import open_store
@@ -115,11 +119,19 @@ def main() -> int:
     ap.add_argument("--resamples", type=int, default=10_000)
     ap.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
     ap.add_argument("--keep", action="store_true", help="keep the work directory (stores of both runs)")
+    ap.add_argument("--reuse", type=Path, default=None, metavar="DIR",
+                    help="analyse the two runs kept in DIR by an earlier --keep instead of running anything "
+                         "(the live criterion cost is then not known; wall times are the forks' own)")
     args = ap.parse_args()
     t_s = parse_duration_s(args.iteration_time)
     criteria = [n.strip() for n in args.criteria.split(",") if n.strip()]
     chosen = resolve_criteria((), criteria)
 
+    policies: list = []
+    if args.reuse is not None:
+        static_run, static_wall, dynamic_run, dynamic_wall = _kept_runs(args.reuse)
+        return _report(args, t_s, criteria, chosen, static_run, static_wall, dynamic_run, dynamic_wall, policies,
+                       args.reuse, keep=True)
     work = Path(tempfile.mkdtemp(prefix="bw-dynamic-"))
     shutil.copytree(EXAMPLE, work / "jmh", ignore=shutil.ignore_patterns(".benchwarden", "target"))
     s = STUDY_BOUNDS
@@ -129,12 +141,30 @@ def main() -> int:
                           s.iterations, f"{{ min = {s.forks_min}, max = {s.forks_max} }}", criteria)
     print(f"work directory {work}; iteration time {t_s:g} s; dynamic criteria {'+'.join(criteria)}", file=sys.stderr)
 
-    policies: list = []
     static_run, static_wall = _run(static_cfg, args.filter, [])
     print(f"static run: {static_wall:.0f} s wall", file=sys.stderr)
     dynamic_run, dynamic_wall = _run(dynamic_cfg, args.filter, policies)
     print(f"dynamic run: {dynamic_wall:.0f} s wall", file=sys.stderr)
+    return _report(args, t_s, criteria, chosen, static_run, static_wall, dynamic_run, dynamic_wall, policies, work,
+                   keep=args.keep)
 
+
+def _kept_runs(work: Path):
+    """The static (first) and dynamic (second) run of a kept work directory, with the forks' summed wall time."""
+    store = open_store(f"sqlite:///{work / 'results.db'}")
+    try:
+        ids = sorted(r.id for r in store.list_runs(limit=10))
+        if len(ids) < 2:
+            raise SystemExit(f"{work / 'results.db'} holds {len(ids)} run(s); expected the static and the dynamic run")
+        static_run, dynamic_run = store.load_run(ids[0]), store.load_run(ids[1])
+    finally:
+        store.close()
+    wall = lambda run: sum(f.duration_s for r in run.results for f in r.forks)
+    return static_run, wall(static_run), dynamic_run, wall(dynamic_run)
+
+
+def _report(args, t_s, criteria, chosen, static_run, static_wall, dynamic_run, dynamic_wall, policies, work,
+            keep: bool) -> int:
     baseline = Baseline(warmup=50)
     static_by_key = {r.benchmark.id.key: r for r in static_run.results}
     rows = []
@@ -156,6 +186,7 @@ def main() -> int:
             "wall_s": sum(f.duration_s for f in result.forks),
             "static_wall_s": sum(f.duration_s for f in static_by_key[key].forks),
             "change": abs(mean(dyn) / mean(base) - 1.0),
+            "change_floor": subset_change(base, len(dyn)),
             "ratio_percentile": [ratio_p.low, ratio_p.high], "aa_percentile": ratio_p.contains(1.0),
             "ratio_studentized": [ratio_s.low, ratio_s.high], "aa_studentized": ratio_s.contains(1.0),
         })
@@ -169,8 +200,9 @@ def main() -> int:
         "aa_same_studentized": float(np.mean([r["aa_studentized"] for r in rows])),
         "change_mean": float(changes.mean()), "change_sd": float(changes.std(ddof=1)) if changes.size > 1 else 0.0,
         "change_below": {f"{x:g}": float(np.mean(changes < x)) for x in (0.01, 0.02, 0.03)},
-        "criterion_s_per_checkpoint": compute_s / checkpoints if checkpoints else 0.0,
-        "criterion_share_of_wall": compute_s / dynamic_wall,
+        "change_floor_mean": float(np.mean([r["change_floor"] for r in rows])),
+        "criterion_s_per_checkpoint": compute_s / checkpoints if checkpoints else None,
+        "criterion_share_of_wall": compute_s / dynamic_wall if checkpoints else None,
         "static_wall_s": static_wall, "dynamic_wall_s": dynamic_wall,
     }
     configs = [ReplayConfig((CRITERION_DEFAULTS[n],)) for n in ("cv", "rciw", "kld")]
@@ -183,7 +215,7 @@ def main() -> int:
     print(json.dumps(report, indent=2, default=float))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2, default=float))
-    if not args.keep:
+    if not keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0
 

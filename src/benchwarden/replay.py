@@ -32,6 +32,7 @@ results are deterministic for a given seed.
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
@@ -320,6 +321,26 @@ def simulate(series: Sequence[np.ndarray], config: ReplayConfig,
 
 def _fork_means_mean(matrix: Sequence[np.ndarray]) -> float:
     return float(np.mean([np.mean(m) for m in matrix]))
+
+
+def subset_change(baseline: Sequence[np.ndarray], k: int) -> float:
+    """The change rate of a perfect k-fork rule: mean over every k-subset S of the baseline's forks of
+    ``|mean_{f∈S} x̄_f / mean_{all f} x̄_f − 1|`` (x̄_f: fork f's mean; the same mean of fork means as the
+    change rate of Laaber et al. FSE 2020 §5.5).
+
+    A rule that stopped after k forks of exactly the static configuration's steady state would show this
+    change against the static baseline, so it is the floor a measured change rate should be read against:
+    the part of the fork-to-fork variation (e.g. JIT modes) that k forks cannot average away.  0 when
+    ``k`` covers every fork; ``k`` must be at least 1.
+    """
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    means = np.array([np.mean(m) for m in baseline], dtype=float)
+    if k >= means.size:
+        return 0.0
+    overall = means.mean()
+    subsets = np.array(list(itertools.combinations(range(means.size), k)))
+    return float(np.mean(np.abs(means[subsets].mean(axis=1) / overall - 1.0)))
 
 
 def replay_benchmark(key: str, series: Sequence[np.ndarray], config: ReplayConfig, baseline: Baseline = Baseline(),

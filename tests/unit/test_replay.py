@@ -168,3 +168,19 @@ def test_cli_compares_every_configuration(recorded_project):
 def test_cli_errors_name_the_flag(recorded_project, argv, fragment):
     status, out, err = bw("replay", *argv)
     assert status == 2 and fragment in err and out == ""
+
+
+def test_subset_change_worked_values():
+    from benchwarden.replay import subset_change
+
+    # fork means 1 and 3: overall 2; either single fork is 50 % off
+    assert subset_change([np.array([1.0, 1.0]), np.array([3.0])], 1) == pytest.approx(0.5)
+    # means 8, 8, 10, 10, 10 (overall 9.2): pairs {8,8} 13.0 % low, {10,10} 8.7 % high (3 pairs), {8,10}
+    # 2.17 % low (6 pairs) -> (0.1304 + 3 * 0.0870 + 6 * 0.0217) / 10
+    forks = [np.full(4, m) for m in (8.0, 8.0, 10.0, 10.0, 10.0)]
+    expected = (abs(8 / 9.2 - 1) + 3 * abs(10 / 9.2 - 1) + 6 * abs(9 / 9.2 - 1)) / 10
+    assert subset_change(forks, 2) == pytest.approx(expected)
+    assert subset_change(forks, 5) == 0.0 and subset_change(forks, 7) == 0.0
+    assert subset_change([np.full(3, 5.0)] * 4, 2) == 0.0  # identical forks: nothing to average away
+    with pytest.raises(ValueError):
+        subset_change(forks, 0)
