@@ -57,17 +57,23 @@ func TestPanicStillSlowed(t *testing.T) {
 	if os.Getenv("PROBE_TARGET") != "panics" {
 		t.Skip("run by the rewriter's tests")
 	}
-	start := time.Now()
-	func() {
-		defer func() { recover() }()
-		Panics(200000)
-	}()
-	withPanic := time.Since(start)
-	start = time.Now()
-	WorkTwin(200000)
-	plain := time.Since(start)
+	// The fastest of 15 alternated calls of each: one interrupted call (a single sample once took 128 µs
+	// against 132 µs for the plain work under load) must not decide.
+	withPanic, plain := time.Duration(1<<62), time.Duration(1<<62)
+	for i := 0; i < 15; i++ {
+		start := time.Now()
+		func() {
+			defer func() { recover() }()
+			Panics(200000)
+		}()
+		withPanic = min(withPanic, time.Since(start))
+		start = time.Now()
+		WorkTwin(200000)
+		plain = min(plain, time.Since(start))
+	}
 	if withPanic < plain*3/2 {
-		t.Fatalf("panicking call took %v, plain work %v: expected the factor-1 slowdown to double it", withPanic, plain)
+		t.Fatalf("panicking call took %v, plain work %v (fastest of 15 each): expected the factor-1 slowdown to "+
+			"double it", withPanic, plain)
 	}
 }
 
