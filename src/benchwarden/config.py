@@ -356,6 +356,15 @@ class RunSettings:
         values["overrides"] = []
         return RunSettings.from_dict(values)
 
+    def with_flags(self, **changed: Any) -> "RunSettings":
+        """These settings with ``changed`` applied everywhere: command-line flags win over the per-benchmark
+        overrides of the config, so the changed keys are dropped from every override as well."""
+        if not changed:
+            return self
+        overrides = tuple(replace(o, values={k: v for k, v in o.values.items() if k not in changed})
+                          for o in self.overrides)
+        return replace(self, **changed, overrides=overrides)
+
     def static_iterations(self) -> int:
         """Iterations the ``static`` policy runs per benchmark: ``forks.max × (warmup.max + iterations)``."""
         return self.forks_max * (self.warmup_max + self.iterations)

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.text import Text
 
-from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option
+from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option, with_bound_flags
 from benchwarden.cli.live import LiveProgress
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.config import Config, Suite, load_config
@@ -75,7 +75,7 @@ def check_command(inv: Invocation, files, junit_path, strict, interpretation, al
         annotations=False if no_annotations else None)
     if no_reuse:
         settings = replace(settings, reuse_max_age_s=None)
-    suites = [_override(s, forks, warmup, iterations, iteration_time) for s in config.select(inv.suite)]
+    suites = [with_bound_flags(s, forks, warmup, iterations, iteration_time) for s in config.select(inv.suite)]
     store = open_store(store_url_for(inv))
     try:
         live = None if (quiet or inv.json) else LiveProgress(inv.err_console)
@@ -98,19 +98,6 @@ def check_command(inv: Invocation, files, junit_path, strict, interpretation, al
     else:
         _print(inv, outcome, junit_path)
     return _exit_status(outcome, strict)
-
-
-def _override(suite: Suite, forks, warmup, iterations, iteration_time) -> Suite:
-    s = suite.settings
-    if forks is not None:
-        s = replace(s, forks_min=forks, forks_max=forks)
-    if warmup is not None:
-        s = replace(s, warmup_min=warmup, warmup_max=warmup)
-    if iterations is not None:
-        s = replace(s, iterations=iterations)
-    if iteration_time is not None:
-        s = replace(s, iteration_time_s=iteration_time)
-    return replace(suite, settings=s)
 
 
 def _assertions(inv: Invocation, config: Config, model: CheckModel, checker: Checker, files,

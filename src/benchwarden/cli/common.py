@@ -13,12 +13,14 @@ import enum
 import functools
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
 import click
 from rich.console import Console
+
+from benchwarden.config import RunSettings, Suite
 
 
 class ExitStatus(enum.IntEnum):
@@ -96,3 +98,21 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
         return func(*args, inv=inv, **kwargs)
 
     return wrapper
+
+
+def with_bound_flags(suite: Suite, forks: int | None = None, warmup: int | None = None,
+                     iterations: int | None = None, iteration_time: float | None = None,
+                     settings: RunSettings | None = None) -> Suite:
+    """``suite`` with the shared ``--forks N``, ``--warmup N``, ``--iterations N``, ``--iteration-time D`` flags
+    applied to ``settings`` (default: the suite's own); a fixed count sets both bounds, and flags win over
+    per-benchmark overrides (:meth:`RunSettings.with_flags`)."""
+    changed: dict[str, Any] = {}
+    if forks is not None:
+        changed.update(forks_min=forks, forks_max=forks)
+    if warmup is not None:
+        changed.update(warmup_min=warmup, warmup_max=warmup)
+    if iterations is not None:
+        changed["iterations"] = iterations
+    if iteration_time is not None:
+        changed["iteration_time_s"] = iteration_time
+    return replace(suite, settings=(settings or suite.settings).with_flags(**changed))

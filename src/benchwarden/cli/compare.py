@@ -9,13 +9,12 @@ that could not be compared — the gate cannot vouch for what it did not measure
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import click
 from pydantic import ValidationError
 
-from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option
+from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option, with_bound_flags
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.compare.result import BenchmarkComparison, Comparison, Look
 from benchwarden.compare.schedule import CompareListener
@@ -94,7 +93,7 @@ def compare_command(inv: Invocation, base, candidate, runs, artifacts, variant_e
             comparison = _compare_stored(store, base, candidate, settings)
         else:
             assert config is not None
-            suites = [_override(s, warmup, iterations, iteration_time) for s in config.select(inv.suite)]
+            suites = [with_bound_flags(s, warmup=warmup, iterations=iterations, iteration_time=iteration_time) for s in config.select(inv.suite)]
             sources = _sources(config, suites, base, candidate, artifacts, variant_env, variant_jvm_arg, base_env,
                                base_jvm_arg)
             listener = CompareListener() if quiet else _ProgressLines(inv)
@@ -129,17 +128,6 @@ def _settings(config: Config | None, **overrides) -> CompareSettings:
         first = exc.errors()[0]
         option = "--" + str(first["loc"][0]).replace("_", "-") if first["loc"] else "options"
         raise UsageError(f"{option}: {first['msg'].removeprefix('Value error, ')}") from None
-
-
-def _override(suite: Suite, warmup, iterations, iteration_time) -> Suite:
-    s = suite.settings
-    if warmup is not None:
-        s = replace(s, warmup_min=warmup, warmup_max=warmup)
-    if iterations is not None:
-        s = replace(s, iterations=iterations)
-    if iteration_time is not None:
-        s = replace(s, iteration_time_s=iteration_time)
-    return replace(suite, settings=s)
 
 
 def _sources(config: Config, suites: list[Suite], base, candidate, artifacts, variant_env, variant_jvm_arg,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 import click
 
 from benchwarden import __version__
-from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option
+from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option, with_bound_flags
 from benchwarden.cli.live import LiveProgress
 from benchwarden.cli.render import print_summaries
 from benchwarden.cli.store_access import store_url_for
@@ -167,29 +167,12 @@ def _stopping(s: RunSettings, flags: _StoppingFlags, suite: str) -> RunSettings:
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="'--threshold'/'--window'") from None
         changed["criteria"] = tuple(by_name.values())
-    return _everywhere(s, changed)
+    return s.with_flags(**changed)
 
 
 def _override(suite: Suite, forks, warmup, iterations, iteration_time, stopping: _StoppingFlags) -> Suite:
-    s: RunSettings = _stopping(suite.settings, stopping, suite.name)
-    changed: dict = {}
-    if forks is not None:
-        changed.update(forks_min=forks, forks_max=forks)
-    if warmup is not None:
-        changed.update(warmup_min=warmup, warmup_max=warmup)
-    if iterations is not None:
-        changed["iterations"] = iterations
-    if iteration_time is not None:
-        changed["iteration_time_s"] = iteration_time
-    return replace(suite, settings=_everywhere(s, changed))
-
-
-def _everywhere(s: RunSettings, changed: dict) -> RunSettings:
-    """``s`` with ``changed`` applied, and those keys dropped from every per-benchmark override (flags win)."""
-    if not changed:
-        return s
-    overrides = tuple(replace(o, values={k: v for k, v in o.values.items() if k not in changed}) for o in s.overrides)
-    return replace(s, **changed, overrides=overrides)
+    settings = _stopping(suite.settings, stopping, suite.name)
+    return with_bound_flags(suite, forks, warmup, iterations, iteration_time, settings=settings)
 
 
 def _snapshot(config, suites: list[Suite], cli_filter: str | None) -> dict:
