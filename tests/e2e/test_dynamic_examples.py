@@ -5,7 +5,8 @@ minutes: 50 ms (Go) and 100 ms (JMH) iterations, warmup 5–30, 5 measurement it
 CV threshold of 0.03 instead of 0.01 (this shared 2-core machine is far noisier than the study's bare
 metal: iteration-to-iteration CVs of 10–30 % for the steady benchmarks were measured while other test
 suites ran).  Asserted: the steady benchmarks end warmup on stability and stop well before the bounds;
-the deliberately noisy one reaches a bound (warmup or forks) with the warning; the output shows
+the deliberately noisy one costs the most and reaches a bound (warmup or forks) with the warning, or
+ends its warmups late (see check_stopping); the output shows
 the time saved against the budgets.
 """
 
@@ -56,18 +57,23 @@ def check_stopping(stopping: dict, stable_keys: list[str], noisy_key: str, itera
         assert 2 * len(stable) >= len(b["forks"]), (key, trail)
         assert b["iterations"] <= 0.75 * static_iterations, (key, trail)
         assert b["saved_vs_static"] == pytest.approx(1 - b["iterations"] / static_iterations)
-    # the noisy one cannot be made stable cheaply: it reaches a bound (warmup or forks), with the warning
+    # the noisy one cannot be made stable cheaply: it reaches a bound (warmup or forks) with the warning, or
+    # its warmups end late — the CV criterion judges whether the cumulative CV still moves, not how large it
+    # is, so a CV of 50 % can settle after ~20 iterations (seen once in CI: warmups 21-24, 4 forks "stable")
     noisy = by_key[noisy_key]
+    trail = ([(f["warmup_iterations"], f["warmup_reason"]) for f in noisy["forks"]], noisy["fork_reason"])
     warmup_bound = [f for f in noisy["forks"] if f["warmup_reason"] == "maximum-reached"]
     fork_bound = noisy["fork_reason"] == "maximum-reached"
-    assert warmup_bound or fork_bound, ([(f["warmup_iterations"], f["warmup_reason"]) for f in noisy["forks"]],
-                                        noisy["fork_reason"])
+    late = all(f["warmup_iterations"] >= 15 for f in noisy["forks"])
+    assert warmup_bound or fork_bound or late, trail
+    assert noisy["iterations"] > max(by_key[k]["iterations"] for k in stable_keys), trail
     for fork in warmup_bound:
         assert fork["warmup_iterations"] == 30 and "did not become stable within 30 iterations (cv spread" in fork["warning"]
     if fork_bound:
         assert len(noisy["forks"]) == 4 and any("did not become stable within 4 forks (cv spread" in w
                                                 for w in noisy["warnings"])
-    assert noisy["warnings"]
+    if warmup_bound or fork_bound:
+        assert noisy["warnings"]
     totals = stopping["totals"]
     assert 0.0 < totals["saved_vs_static"] < 1.0
     assert totals["static_s"] == pytest.approx(len(stopping["benchmarks"]) * static_iterations * iteration_s)
