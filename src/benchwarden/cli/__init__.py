@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import sys
+from pathlib import Path
 from typing import Sequence, TextIO
 
 import click
@@ -78,9 +79,37 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             return ExitStatus.INTERRUPTED
         err.write(f"error: {exc}\n")
         return ExitStatus.ERROR
+    except Exception as exc:  # noqa: BLE001 - the one place that turns a defect into a message, not a traceback
+        err.write(internal_error_message(exc))
+        return ExitStatus.ERROR
     if rv is None:
         return ExitStatus.OK
     return int(rv)
+
+
+BUG_REPORT_HINT = "this is a bug in benchwarden: please report it with the command you ran and this message"
+
+
+def internal_error_message(exc: BaseException, limit: int = 300) -> str:
+    """One short line for an unexpected exception: its type, a capped and escaped message, where it was raised.
+
+    Exit status 2 (tool error), never 1 (which means "regression found"), and never a traceback: the
+    innermost frame inside benchwarden is enough to file a report.
+    """
+    import traceback
+
+    text = str(exc)
+    if len(text) > limit:
+        text = text[:limit] + f"... ({len(text) - limit} more characters)"
+    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    where = ""
+    package = Path(__file__).resolve().parents[1]
+    inside = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).resolve().is_relative_to(package)]
+    if inside:
+        last = inside[-1]
+        where = f" at benchwarden/{Path(last.filename).resolve().relative_to(package).as_posix()}:{last.lineno}"
+    detail = f": {text}" if text else ""
+    return f"error: internal error ({type(exc).__name__}{detail}){where}\n{BUG_REPORT_HINT}\n"
 
 
 def _sigterm_to_interrupt(signum, frame):  # pragma: no cover - exercised by the e2e kill test
