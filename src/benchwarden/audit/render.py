@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from benchwarden.audit.cost import STUDY_DYNAMIC, RunShape
 from benchwarden.audit.findings import Finding
 from benchwarden.audit.project import AuditedBenchmark, AuditReport
 from benchwarden.audit.resolve import Setting
+from benchwarden.report.escaping import visible
 from benchwarden.units import format_duration
 
 DEFAULT_MARK = "*"
@@ -170,19 +172,20 @@ def build_tables(report: AuditReport) -> list[TableData]:
 
 def to_rich(table: TableData) -> Table:
     show_header = any(table.headers)
-    rich = Table(title=table.title, show_header=show_header, title_justify="left", caption=table.note or None,
+    # benchmark names, @Param values and paths are user data: never markup, emoji codes or control characters
+    rich = Table(title=Text(visible(table.title), style="table.title"), show_header=show_header, title_justify="left", caption=table.note or None,
                  caption_justify="left")
     for i, h in enumerate(table.headers):
         wraps = i in table.wrap
         rich.add_column(h, justify="right" if i in table.right_aligned else "left",
                         overflow="fold" if wraps else "ellipsis", no_wrap=not wraps)
     for row in table.rows:
-        rich.add_row(*row)
+        rich.add_row(*(Text(visible(c, keep_newlines=True)) for c in row))
     return rich
 
 
 def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("*", "\\*").replace("\n", "<br>")
+    return visible(text, keep_newlines=True).replace("|", "\\|").replace("*", "\\*").replace("\n", "<br>")
 
 
 def to_markdown(table: TableData) -> str:

@@ -18,6 +18,7 @@ import click
 from benchwarden import __version__
 from benchwarden.cli.common import ExitStatus
 from benchwarden.errors import BenchwardenError
+from benchwarden.report.escaping import visible
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -61,7 +62,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     except click.exceptions.UsageError as exc:
         if exc.ctx is not None:
             err.write(exc.ctx.get_usage() + "\n")
-        err.write(f"error: {exc.format_message()}\n")
+        err.write(f"error: {visible(exc.format_message(), keep_newlines=True)}\n")
         return ExitStatus.ERROR
     except click.exceptions.Exit as exc:  # --help, --version
         return int(exc.exit_code or 0)
@@ -69,15 +70,15 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         err.write("interrupted\n")
         return ExitStatus.INTERRUPTED
     except click.ClickException as exc:
-        err.write(f"error: {exc.format_message()}\n")
+        err.write(f"error: {visible(exc.format_message(), keep_newlines=True)}\n")
         return ExitStatus.ERROR
     except BenchwardenError as exc:
         from benchwarden.runner.engine import RunInterrupted
 
         if isinstance(exc, RunInterrupted):
-            err.write(f"{exc}\n")
+            err.write(f"{visible(str(exc), keep_newlines=True)}\n")
             return ExitStatus.INTERRUPTED
-        err.write(f"error: {exc}\n")
+        err.write(f"error: {visible(str(exc), keep_newlines=True)}\n")
         return ExitStatus.ERROR
     except Exception as exc:  # noqa: BLE001 - the one place that turns a defect into a message, not a traceback
         err.write(internal_error_message(exc))

@@ -6,8 +6,8 @@ import tempfile
 from pathlib import Path
 
 import click
-from rich.markup import escape
 
+from benchwarden.report.escaping import rich_text
 from benchwarden.assess.campaign import AssessOptions, Campaign, SuiteAssessment
 from benchwarden.assess.export import assessment_to_json
 from benchwarden.assess.methods import AssessSettings, check_method
@@ -55,7 +55,7 @@ def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, 
     settings = config.section("assess", AssessSettings)
     suites = _assessable(config, inv.suite)
     log = (lambda message: None) if (quiet or inv.json) else \
-        (lambda message: inv.err_console.print(f"assess: {escape(message)}", highlight=False))
+        (lambda message: inv.err_console.print(f"assess: {rich_text(message)}", highlight=False))
     store_url = store_url_for(inv)
     store = open_store(store_url)
     scratch = open_store(_scratch_location(store_url, config))
@@ -69,7 +69,7 @@ def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, 
                     result = Campaign(suite, store, scratch, Path(workdir) / suite.name, options, log=log).run()
                 except BenchwardenError as exc:
                     failures += 1
-                    inv.err_console.print(f"error: {escape(in_suite(suite.name, exc))}", highlight=False)
+                    inv.err_console.print(f"error: {rich_text(in_suite(suite.name, exc))}", highlight=False)
                     continue
                 docs.append(assessment_to_json(result))
                 if stubs_dir is not None:
@@ -85,7 +85,7 @@ def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, 
         for doc in docs:
             _print(inv, doc)
         if html_file is not None and docs:
-            inv.console.print(f"HTML report: {html_file}")
+            inv.console.print(f"HTML report: {rich_text(str(html_file))}")
     return ExitStatus.ERROR if failures else ExitStatus.OK
 
 
@@ -140,7 +140,7 @@ def _write_stubs(result: SuiteAssessment, directory: Path, inv: Invocation) -> N
     for stub in result.stubs:
         target = directory / result.suite / stub.path
         if target.exists():
-            inv.err_console.print(f"note: {target} exists; stub not written", highlight=False)
+            inv.err_console.print(f"note: {rich_text(str(target))} exists; stub not written", highlight=False)
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(stub.text, encoding="utf-8")
@@ -148,18 +148,18 @@ def _write_stubs(result: SuiteAssessment, directory: Path, inv: Invocation) -> N
 
 def _print(inv: Invocation, doc: dict) -> None:
     c = inv.console
-    c.print(f"[bold]suite {escape(doc['suite'])}[/bold] ({doc['kind']}): slowdown v = {doc['slowdown']['v']:.1%} "
-            f"({escape(doc['slowdown']['source'])}); K′ from {doc['methods']['source']}")
+    c.print(f"[bold]suite {rich_text(doc['suite'])}[/bold] ({doc['kind']}): slowdown v = {doc['slowdown']['v']:.1%} "
+            f"({rich_text(doc['slowdown']['source'])}); K′ from {rich_text(doc['methods']['source'])}")
     c.print(to_rich(variability_table(doc)))
     buckets = ", ".join(f"{k}: {v}" for k, v in doc["variability"]["buckets"].items())
     unstable = ", ".join(doc["variability"]["unstable"]) or "none"
-    c.print(escape(f"maxSpread buckets: {buckets}; unstable: {unstable}"))
+    c.print(rich_text(f"maxSpread buckets: {buckets}; unstable: {unstable}"))
     c.print(to_rich(abs_table(doc)))
     c.print(to_rich(methods_table(doc)))
     c.print(to_rich(matrix_table(doc)))
     for line in smoke_lines(doc) + cost_lines(doc):
-        c.print(escape(line))
+        c.print(rich_text(line))
     for stub in doc["stubs"]:
-        c.print(f"stub for {escape(stub['method'])}: {escape(stub['path'])}")
+        c.print(f"stub for {rich_text(stub['method'])}: {rich_text(stub['path'])}")
     for warning in doc["warnings"]:
-        c.print(f"note: {escape(warning)}", style="dim")
+        c.print(f"note: {rich_text(warning)}", style="dim")

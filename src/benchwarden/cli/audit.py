@@ -11,6 +11,7 @@ from benchwarden.audit.findings import DEFAULT_GRID_THRESHOLD
 from benchwarden.audit.history import analyse_history
 from benchwarden.audit.project import AuditReport, audit_project, with_history
 from benchwarden.audit.render import build_tables, report_to_json, report_to_markdown, to_rich
+from benchwarden.report.escaping import visible
 from benchwarden.cli.common import Invocation, common_options
 from benchwarden.errors import StoreError
 
@@ -98,9 +99,9 @@ def audit_command(path: Path, markdown: bool, history: bool, apply_to: str | Non
         return
     _print(report, inv, markdown)
     if applied is not None:
-        inv.err_console.print(f"Wrote [suites.{applied['suite']}] to {applied['file']}:", markup=False,
+        inv.err_console.print(visible(f"Wrote [suites.{applied['suite']}] to {applied['file']}:"), markup=False,
                               highlight=False)
-        inv.err_console.print(applied["table"], markup=False, highlight=False)
+        inv.err_console.print(visible(applied["table"], keep_newlines=True), markup=False, highlight=False)
 
 
 __all__ = ["audit_command"]

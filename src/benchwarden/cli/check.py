@@ -14,6 +14,7 @@ from benchwarden.cli.live import LiveProgress
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.config import Config, Suite, load_config
 from benchwarden.errors import BenchwardenError, UsageError
+from benchwarden.report.escaping import visible
 from benchwarden.report.junit import junit_xml
 from benchwarden.report.table import to_rich
 from benchwarden.runner.progress import ProgressListener
@@ -131,21 +132,21 @@ def _print(inv: Invocation, outcome: CheckOutcome, junit_path: Path | None) -> N
     console = inv.console
     prefix = suite_prefix(outcome)
     for result in outcome.assertions:
-        console.print(Text(assertion_header(result), style=STYLE[result.verdict]))
+        console.print(Text(visible(assertion_header(result)), style=STYLE[result.verdict]))
         lines = expansion_lines(result.root, prefix=prefix)
         if len(lines) > 1:
             for line, verdict in lines:
-                console.print(Text(f"    {line}  → {verdict.value}", style=STYLE[verdict] if verdict is Verdict.FAILS else ""))
+                console.print(Text(visible(f"    {line}  → {verdict.value}"), style=STYLE[verdict] if verdict is Verdict.FAILS else ""))
         console.print(to_rich(comparison_table(result, prefix)))
         for warning in warnings_of(result, prefix):
-            console.print(Text(f"    note: {warning}", style="dim"))
+            console.print(Text(visible(f"    note: {warning}"), style="dim"))
         console.print()
     console.print(to_rich(instance_table(outcome)))
     for error in outcome.errors:
-        inv.err_console.print(Text(f"error: {error}"), markup=False, highlight=False)
-    console.print(summary_line(outcome))
+        inv.err_console.print(Text(visible(f"error: {error}", keep_newlines=True)))
+    console.print(Text(visible(summary_line(outcome))))
     if junit_path is not None:
-        console.print(f"JUnit XML: {junit_path}")
+        console.print(Text(visible(f"JUnit XML: {junit_path}")))
 
 
 def _exit_status(outcome: CheckOutcome, strict: bool) -> int:

@@ -43,15 +43,16 @@ class Invocation:
     stdout: TextIO = field(default_factory=lambda: sys.stdout)
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
 
+    # emoji=False: ":x:" in a benchmark name must stay ":x:" (names are data, see report/escaping.py)
     @functools.cached_property
     def console(self) -> Console:
         """Human output: stdout normally, stderr under --json (stdout then carries only JSON)."""
         stream = self.stderr if self.json else self.stdout
-        return Console(file=stream, highlight=False, soft_wrap=False, width=_width(stream))
+        return Console(file=stream, highlight=False, soft_wrap=False, width=_width(stream), emoji=False)
 
     @functools.cached_property
     def err_console(self) -> Console:
-        return Console(file=self.stderr, highlight=False, width=_width(self.stderr))
+        return Console(file=self.stderr, highlight=False, width=_width(self.stderr), emoji=False)
 
     def emit_json(self, payload: Any) -> None:
         self.stdout.write(json.dumps(payload, indent=2, sort_keys=False, default=str))

@@ -27,6 +27,7 @@ from benchwarden.config import Config, Suite, find_config, load_config
 from benchwarden.errors import ConfigError, UsageError
 from benchwarden.model import ForkResult, StopDecision
 from benchwarden.report.comparison_table import comparison_table, fmt_interval, fmt_p, fmt_ratio
+from benchwarden.report.escaping import visible
 from benchwarden.report.json_export import comparison_to_dict
 from benchwarden.report.junit_compare import comparison_junit
 from benchwarden.report.markdown import comparison_markdown
@@ -84,7 +85,7 @@ def compare_command(inv: Invocation, base, candidate, runs, artifacts, variant_e
     settings = _settings(config, min_change=min_change, confidence=confidence, min_forks=min_forks,
                          max_forks=max_forks, confirm=confirm)
     for warning in settings.warnings():
-        inv.err_console.print(f"warning: {warning}", markup=False, highlight=False)
+        inv.err_console.print(visible(f"warning: {warning}"), markup=False, highlight=False)
     store = open_store(store_url_for(inv))
     try:
         if runs:
@@ -195,16 +196,18 @@ def _print(inv: Invocation, c: Comparison, report_path: Path) -> None:
                       "p: Mann-Whitney on fork means.", style="dim", markup=False)
     for r in c.benchmarks:
         if r.message:
-            console.print(f"✗ {r.name}: {r.message}", style="red", markup=False, highlight=False)
+            console.print(visible(f"✗ {r.name}: {r.message}", keep_newlines=True), style="red", markup=False,
+                          highlight=False)
     for suite, message in c.failed_suites.items():
-        console.print(f"error: suite {suite}: {message}", style="red", markup=False, highlight=False)
+        console.print(visible(f"error: suite {suite}: {message}", keep_newlines=True), style="red", markup=False,
+                      highlight=False)
     for name, where in c.unmatched:
-        console.print(f"note: {name}: {where}, not compared", markup=False, highlight=False)
+        console.print(visible(f"note: {name}: {where}, not compared"), markup=False, highlight=False)
     counts = ", ".join(f"{n} {v}" for v, n in c.counts().items()) or "nothing compared"
     runs = f"runs {c.base.run_id} (base), {c.candidate.run_id} (candidate)"
     console.print(f"{counts}; {runs}; forks took {format_duration(c.machine_time_s)}"
                   + (f", wall {format_duration(c.elapsed_s)}" if c.elapsed_s else ""), markup=False)
-    console.print(f"report: {report_path}", markup=False, highlight=False)
+    console.print(visible(f"report: {report_path}"), markup=False, highlight=False)
 
 
 class _ProgressLines(CompareListener):
@@ -229,7 +232,7 @@ class _ProgressLines(CompareListener):
         forks.append(fork)
         if len(forks) == 2:
             parts = [f"{role} {self._fork_text(f, benchmark.unit)}" for role, f in zip(self.orders[key], forks)]
-            self.console.print(f"  {key}  pair {fork.index}: {parts[0]}, then {parts[1]}", markup=False,
+            self.console.print(visible(f"  {key}  pair {fork.index}: {parts[0]}, then {parts[1]}"), markup=False,
                                highlight=False)
 
     def _fork_text(self, fork: ForkResult, unit: str) -> str:
@@ -240,10 +243,10 @@ class _ProgressLines(CompareListener):
 
     def look_done(self, key: str, look: Look, decision: StopDecision) -> None:
         action = "stop" if decision.stop else "continue"
-        self.console.print(f"  {key}  look at {look.pairs} pairs: ratio {fmt_ratio(look.ratio)} "
+        self.console.print(visible(f"  {key}  look at {look.pairs} pairs: ratio {fmt_ratio(look.ratio)} "
                            f"{fmt_interval(look.low, look.high)} at {look.confidence:.1%}, p {fmt_p(look.p_value)}"
-                           f" → {look.verdict.value} ({action})", markup=False, highlight=False)
+                           f" → {look.verdict.value} ({action})"), markup=False, highlight=False)
 
     def benchmark_compared(self, result: BenchmarkComparison) -> None:
-        self.console.print(f"{result.name}: {result.verdict.value}", markup=False, highlight=False,
+        self.console.print(visible(f"{result.name}: {result.verdict.value}"), markup=False, highlight=False,
                            style="bold red" if result.verdict.value == "slower" else None)

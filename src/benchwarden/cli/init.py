@@ -10,6 +10,7 @@ from benchwarden.cli.common import ExitStatus, Invocation, common_options
 from benchwarden.config import CONFIG_NAME
 from benchwarden.detect import detect_suites, render_config
 from benchwarden.errors import BenchwardenError
+from benchwarden.report.escaping import visible
 
 
 @click.command("init")
@@ -33,5 +34,5 @@ def init_command(inv: Invocation, path: Path, force: bool, print_only: bool) -> 
                                f"what would be written")
     target.write_text(text, encoding="utf-8")
     found = ", ".join(f"{s.name} ({s.kind}, {s.path})" for s in suites) or "none"
-    inv.console.print(f"wrote {target}; suites found: {found}", markup=False, highlight=False)
+    inv.console.print(visible(f"wrote {target}; suites found: {found}"), markup=False, highlight=False)
     return ExitStatus.OK

@@ -9,9 +9,9 @@ from __future__ import annotations
 import time
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from benchwarden.report.escaping import rich_text, visible
 from benchwarden.model import BenchmarkStatus, ForkStatus, Phase
 from benchwarden.runner.progress import ProgressListener
 from benchwarden.units import format_duration
@@ -21,7 +21,7 @@ class LiveProgress(ProgressListener):
     def __init__(self, console: Console):
         self.console = console
         self.progress = Progress(
-            SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=20), MofNCompleteColumn(),
+            SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(bar_width=20), MofNCompleteColumn(),
             TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("{task.fields[eta]}"),
             console=console, transient=False, refresh_per_second=4,
         )
@@ -44,14 +44,14 @@ class LiveProgress(ProgressListener):
 
     def _update(self, detail: str) -> None:
         if self.task is not None:
-            self.progress.update(self.task, description=f"{escape(self.current)} {detail}", eta=self._eta())
+            self.progress.update(self.task, description=f"{visible(self.current)} {detail}", eta=self._eta())
 
     def run_started(self, run_id, total_benchmarks, budget_s):  # type: ignore[override]
         self.budget_s, self.t_budget = budget_s, time.monotonic()
         self.task = self.progress.add_task(f"run {run_id}", total=total_benchmarks, eta=self._eta())
 
     def suite_failed(self, suite, error):  # type: ignore[override]
-        self.console.print(f"[red]✗ suite {escape(suite)} skipped:[/red] {escape(str(error))}")
+        self.console.print(f"[red]✗ suite {rich_text(suite)} skipped:[/red] {rich_text(str(error))}")
 
     def benchmark_started(self, benchmark, index, total, forks_max):  # type: ignore[override]
         self.current = str(benchmark.id)
@@ -68,7 +68,7 @@ class LiveProgress(ProgressListener):
     def fork_finished(self, benchmark, fork):  # type: ignore[override]
         if fork.status is ForkStatus.FAILED:
             first = (fork.message or "").splitlines()[0] if fork.message else "failed"
-            self.console.print(f"[red]✗ {escape(str(benchmark.id))} fork {fork.index}:[/red] {escape(first)}")
+            self.console.print(f"[red]✗ {rich_text(str(benchmark.id))} fork {fork.index}:[/red] {rich_text(first)}")
 
     def benchmark_finished(self, result, remaining_budget_s):  # type: ignore[override]
         self.budget_s, self.t_budget = remaining_budget_s, time.monotonic()
@@ -76,6 +76,6 @@ class LiveProgress(ProgressListener):
             self.progress.advance(self.task)
         for d in result.fork_decisions:
             if d.warning:
-                self.console.print(f"[yellow]! {escape(str(result.benchmark.id))}: {escape(d.warning)}[/yellow]")
+                self.console.print(f"[yellow]! {rich_text(str(result.benchmark.id))}: {rich_text(d.warning)}[/yellow]")
         if result.status is BenchmarkStatus.OK:
             self._update("")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
 
+from benchwarden.report.escaping import rich_text
 from benchwarden.report.summary import BenchmarkSummary
 from benchwarden.report.table import Column, TableModel, fmt_number, fmt_percent, to_rich
 from benchwarden.units import format_duration
@@ -41,7 +41,7 @@ def print_summaries(console: Console, summaries: list[BenchmarkSummary], title: 
         for w in s.warnings:
             notes[w] = notes.get(w, 0) + 1
     for note, count in notes.items():
-        console.print(f"note: {escape(note)} ({count} benchmark{'s' if count > 1 else ''})", style="dim")
+        console.print(f"note: {rich_text(note)} ({count} benchmark{'s' if count > 1 else ''})", style="dim")
     for s in summaries:
         if s.message:
-            console.print(f"[red]✗ {escape(s.suite)}:{escape(s.key)}:[/red] {escape(s.message)}")
+            console.print(f"[red]✗ {rich_text(s.suite)}:{rich_text(s.key)}:[/red] {rich_text(s.message)}")

@@ -11,8 +11,8 @@ import itertools
 from dataclasses import replace
 
 import click
-from rich.markup import escape
 
+from benchwarden.report.escaping import rich_text
 from benchwarden.cli.common import ExitStatus, Invocation, common_options
 from benchwarden.cli.store_access import store_for
 from benchwarden.config import CRITERIA, CRITERION_DEFAULTS, check_criterion
@@ -146,7 +146,7 @@ def replay_command(inv: Invocation, run: str | None, criteria_sets, thresholds, 
     console.print(STUDY_NOTE, style="dim", markup=False)
     skipped = {key: why for e in evaluations for key, why in e.skipped}
     for key, why in skipped.items():
-        console.print(f"[yellow]skipped {escape(key)}: {escape(why)}[/yellow]")
+        console.print(f"[yellow]skipped {rich_text(key)}: {rich_text(why)}[/yellow]")
     if details:
         for e in usable:
             console.print(to_rich(benchmark_table(e)))

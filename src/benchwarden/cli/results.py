@@ -10,6 +10,7 @@ import click
 from benchwarden.cli.common import ExitStatus, Invocation, common_options
 from benchwarden.cli.store_access import store_for
 from benchwarden.errors import ImportFormatError
+from benchwarden.report.escaping import visible
 from benchwarden.report.table import Column, TableModel, to_rich
 from benchwarden.store import export_run_json, import_run_json
 
@@ -56,7 +57,7 @@ def export_command(inv: Invocation, run: str | None, output: Path | None) -> int
             inv.stdout.write("\n")
     else:
         output.write_bytes(payload)
-        inv.err_console.print(f"wrote run {data.id} to {output}", markup=False, highlight=False)
+        inv.err_console.print(visible(f"wrote run {data.id} to {output}"), markup=False, highlight=False)
     return ExitStatus.OK
 
 
@@ -84,7 +85,7 @@ def import_command(inv: Invocation, file: Path, fmt: str, suite_name: str, label
     if inv.json:
         inv.emit_json({"run": run_id, "benchmarks": len(data.results), "forks": n_forks})
     else:
-        inv.console.print(f"imported {file} as run {run_id}: {len(data.results)} benchmarks, {n_forks} forks",
+        inv.console.print(visible(f"imported {file} as run {run_id}: {len(data.results)} benchmarks, {n_forks} forks"),
                           markup=False, highlight=False)
     return ExitStatus.OK
 

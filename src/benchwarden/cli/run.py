@@ -18,6 +18,7 @@ from benchwarden.config import (CRITERIA, STOP_POLICIES, RunSettings, Suite, che
 from benchwarden.environment import git_state, machine_info
 from benchwarden.errors import BenchwardenError, ConfigError, in_suite
 from benchwarden.model import RunMeta, RunStatus
+from benchwarden.report.escaping import visible
 from benchwarden.report.summary import summarize_benchmark
 from benchwarden.runner.engine import Runner, plan_run
 from benchwarden.runner.progress import ProgressListener
@@ -207,4 +208,4 @@ def _meta(config, suites, cli_filter, toolchain, label) -> RunMeta:
 
 def _report_failed_suites(inv: Invocation, failed) -> None:
     for name, exc in failed.items():
-        inv.err_console.print(f"error: {in_suite(name, exc)}", markup=False, highlight=False)
+        inv.err_console.print(visible(f"error: {in_suite(name, exc)}", keep_newlines=True), markup=False, highlight=False)

@@ -11,6 +11,7 @@ from benchwarden.cli.common import ExitStatus, Invocation, common_options
 from benchwarden.cli.render import print_summaries
 from benchwarden.cli.stopping import build_trails, print_stopping, reference_budgets, settings_from_snapshot, stopping_json
 from benchwarden.cli.store_access import store_for
+from benchwarden.report.escaping import visible
 from benchwarden.report.summary import summarize_benchmark
 from benchwarden.runner.engine import compile_filters
 from benchwarden.units import format_duration
@@ -46,8 +47,9 @@ def show_command(inv: Invocation, run: str | None, confidence: float, details: b
         return ExitStatus.OK
     meta = data.meta
     commit = (meta.commit[:12] + ("+dirty" if meta.dirty else "")) if meta.commit else "no commit"
-    inv.console.print(f"run {run_id} · {data.status.value} · {commit} · "
-                      f"{meta.machine.get('cpu', '?')} · {', '.join(f'{k} {v}' for k, v in meta.toolchain.items())}",
+    inv.console.print(visible(f"run {run_id} · {data.status.value} · {commit} · "
+                              f"{meta.machine.get('cpu', '?')} · "
+                              f"{', '.join(f'{k} {v}' for k, v in meta.toolchain.items())}"),
                       markup=False, highlight=False)
     print_summaries(inv.console, summaries, title=f"run {run_id}")
     print_stopping(inv.console, trails, details=details)

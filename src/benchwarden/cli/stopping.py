@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from rich.console import Console
-from rich.markup import escape
 
+from benchwarden.report.escaping import rich_text
 from benchwarden.budget import jmh_reference_budgets
 from benchwarden.config import RunSettings
 from benchwarden.model import BenchmarkResult
@@ -78,7 +78,7 @@ def print_stopping(console: Console, trails: Sequence[StopTrail], details: bool 
                   "iterations)) and time against the reference budget.", style="dim")
     for t in trails:
         for warning in t.warnings:
-            console.print(f"[yellow]⚠ {escape(t.suite)}:{escape(t.key)}: {escape(warning)}[/yellow]")
+            console.print(f"[yellow]⚠ {rich_text(t.suite)}:{rich_text(t.key)}: {rich_text(warning)}[/yellow]")
     if details:
         for t in trails:
             console.print(to_rich(checkpoint_table(t)))

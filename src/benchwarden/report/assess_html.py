@@ -23,6 +23,7 @@ from benchwarden.report.assess_tables import (
     smoke_lines,
     variability_table,
 )
+from benchwarden.report.escaping import visible
 from benchwarden.report.html import environment, json_for_script
 
 STABLE_COLOR = "#4c72b0"
@@ -44,7 +45,7 @@ def variability_plot(benchmarks: Sequence[Mapping[str, Any]]) -> str:
             ax.annotate(f"{b['max_spread']:.1%}", (max(xs), y), xytext=(6, -3), textcoords="offset points",
                         fontsize=8, color=color)
         ax.set_yticks(range(len(benchmarks)))
-        ax.set_yticklabels([b["key"] for b in reversed(list(benchmarks))])
+        ax.set_yticklabels([visible(b["key"]) for b in reversed(list(benchmarks))])
         ax.axvline(0.0, color="#999999", linewidth=0.8)
         ax.set_xlabel("run mean relative to the benchmark's mean over all runs (%)")
         return plots.figure_to_svg(fig)

@@ -38,6 +38,7 @@ from benchwarden.report.comparison_table import (
     fmt_verdict,
     ordered,
 )
+from benchwarden.report.escaping import visible
 from benchwarden.report.json_export import comparison_to_dict
 from benchwarden.units import format_duration, from_ns_per_op
 
@@ -45,10 +46,15 @@ _OPEN = (Verdict.SLOWER, Verdict.FASTER, Verdict.ERROR, Verdict.INCONCLUSIVE)
 
 
 def environment() -> jinja2.Environment:
-    """The report templates, autoescaped (every ``{{ }}`` is HTML-escaped unless it is Markup)."""
+    """The report templates, autoescaped (every ``{{ }}`` is HTML-escaped unless it is Markup); plain strings
+    show control characters as escapes (:func:`benchwarden.report.escaping.visible`)."""
     return jinja2.Environment(loader=jinja2.PackageLoader("benchwarden.report", "templates"),
                               autoescape=True, trim_blocks=True, lstrip_blocks=True,
-                              undefined=jinja2.StrictUndefined)
+                              undefined=jinja2.StrictUndefined, finalize=_visible_text)
+
+
+def _visible_text(value: Any) -> Any:
+    return visible(value, keep_newlines=True) if isinstance(value, str) and not isinstance(value, Markup) else value
 
 
 def json_for_script(payload: Any) -> Markup:
@@ -115,7 +121,7 @@ def comparison_html(c: Comparison) -> bytes:
     """The report as UTF-8 HTML bytes."""
     results = ordered(c.benchmarks)
     anchors = {r.name: f"b{i}" for i, r in enumerate(results)}
-    rows = [plots.ForestRow(r.name, r.ratio, r.ci_low, r.ci_high, r.threshold or 0.0, r.verdict.value)
+    rows = [plots.ForestRow(visible(r.name), r.ratio, r.ci_low, r.ci_high, r.threshold or 0.0, r.verdict.value)
             for r in results if r.ratio is not None and r.ci_low is not None and r.ci_high is not None]
     table = comparison_table(results)
     table_rows = [{"cells": cells, "anchor": anchors[r.name], "verdict": r.verdict.value}

@@ -2,7 +2,9 @@
 
 A regression or a failed assertion is a ``<failure>``; a benchmark that could not be measured is an
 ``<error>``; an inconclusive/undecided result is ``<skipped>`` with its reason, so it is visible but
-does not fail the build.  Built with ElementTree, so every name and message is escaped.
+does not fail the build.  Built with ElementTree, so markup in names and messages is escaped; characters
+XML 1.0 cannot carry at all (controls, lone surrogates) are written as visible escapes first
+(:func:`benchwarden.report.escaping.xml_text`), so the document is always well-formed.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Sequence
 from xml.etree import ElementTree as ET
+
+from benchwarden.report.escaping import xml_text
 
 Outcome = Literal["passed", "failure", "error", "skipped"]
 
@@ -26,17 +30,18 @@ class JUnitCase:
 
 def junit_xml(suite_name: str, cases: Sequence[JUnitCase]) -> bytes:
     """A ``<testsuites>`` document with one ``<testsuite>``; returns UTF-8 bytes with an XML declaration."""
+    x = xml_text
     counts = {o: sum(1 for c in cases if c.outcome == o) for o in ("failure", "error", "skipped")}
-    root = ET.Element("testsuites", name=suite_name, tests=str(len(cases)), failures=str(counts["failure"]),
+    root = ET.Element("testsuites", name=x(suite_name), tests=str(len(cases)), failures=str(counts["failure"]),
                       errors=str(counts["error"]), skipped=str(counts["skipped"]))
-    suite = ET.SubElement(root, "testsuite", name=suite_name, tests=str(len(cases)),
+    suite = ET.SubElement(root, "testsuite", name=x(suite_name), tests=str(len(cases)),
                           failures=str(counts["failure"]), errors=str(counts["error"]),
                           skipped=str(counts["skipped"]), time=f"{sum(c.time_s for c in cases):.3f}")
     for case in cases:
-        el = ET.SubElement(suite, "testcase", name=case.name, classname=case.classname, time=f"{case.time_s:.3f}")
+        el = ET.SubElement(suite, "testcase", name=x(case.name), classname=x(case.classname), time=f"{case.time_s:.3f}")
         if case.outcome != "passed":
-            child = ET.SubElement(el, case.outcome, message=case.message)
+            child = ET.SubElement(el, case.outcome, message=x(case.message))
             if case.details:
-                child.text = case.details
+                child.text = x(case.details)
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"

@@ -4,31 +4,21 @@ The headline says what happened; regressions and improvements come first in thei
 errors next; everything else (unchanged, inconclusive, skipped) is collapsed in a
 ``<details>`` block, so a PR where nothing changed gets a one-line comment with a fold.
 Benchmark names are user data: HTML-escaped and Markdown-escaped, so a name such as
-``<script>`` or ``a|b`` cannot break the table or inject markup.
+``<script>`` or ``a|b`` cannot break the table or inject markup; control characters are shown as escapes.
 """
 
 from __future__ import annotations
 
-import html
-import re
 from typing import Sequence
 
 from benchwarden.compare.result import BenchmarkComparison, Comparison
 from benchwarden.compare.verdict import Verdict
 from benchwarden.report.comparison_table import comparison_table
+from benchwarden.report.escaping import md_text
 from benchwarden.report.table import to_markdown
 from benchwarden.units import format_duration
 
-# Markdown specials as numeric character references: no backslashes, so the table renderer's own
-# escaping (it doubles backslashes) cannot undo them.  Kept readable where GFM cannot misread: an
-# underscore inside a word never starts emphasis (WORDSTAT_SLOW), and brackets only make a link or
-# image when "]" is followed by "(", "[" or ":" (tokenize[size=1000] stays as it is).
-_MD_SPECIAL = re.compile(r"[\\`*~]|\](?=[(\[:])|(?<!\w)_|_(?!\w)")
-
-
-def md_text(text: str) -> str:
-    """Escape user text for Markdown prose and table cells: HTML special characters, then Markdown ones."""
-    return _MD_SPECIAL.sub(lambda m: f"&#{ord(m.group(0))};", html.escape(text, quote=False))
+__all__ = ["comparison_markdown", "md_text"]
 
 
 def _section(title: str, results: Sequence[BenchmarkComparison]) -> str:

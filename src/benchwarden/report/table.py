@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from benchwarden.report.escaping import visible
+
 
 @dataclass(frozen=True)
 class Column:
@@ -34,17 +36,19 @@ class TableModel:
 
 
 def to_rich(model: TableModel) -> RichTable:
-    table = RichTable(title=model.title, show_lines=False, header_style="bold")
+    # Text() so that titles and cells are never interpreted as rich markup or emoji codes, and visible() so that
+    # control characters cannot act on the terminal: benchmark names are user data.
+    table = RichTable(title=Text(visible(model.title), style="table.title") if model.title else None, show_lines=False,
+                      header_style="bold")
     for col in model.columns:
         table.add_column(col.title, justify="right" if col.align == "right" else "left", overflow="fold")
     for cells, style in zip(model.rows, model.row_styles):
-        # Text() so that cell content is never interpreted as rich markup (benchmark names are user data).
-        table.add_row(*[Text(c) for c in cells], style=style)
+        table.add_row(*[Text(visible(c)) for c in cells], style=style)
     return table
 
 
 def _md_escape(cell: str) -> str:
-    return cell.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    return visible(cell.replace("\n", " ")).replace("\\", "\\\\").replace("|", "\\|")
 
 
 def to_markdown(model: TableModel) -> str:
