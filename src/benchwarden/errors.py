@@ -7,6 +7,25 @@ and *what* was expected, so the message can be shown to the user as it is.
 from __future__ import annotations
 
 
+#: longest ``detail`` and ``output`` a failure keeps (and so stores): whatever a benchmark prints, a message
+#: stays readable and a run's failures stay small in the store
+MAX_DETAIL_CHARS = 4000
+MAX_OUTPUT_CHARS = 16000
+
+
+def clip(text: str, limit: int, keep_end: bool = False) -> str:
+    """``text`` cut to about ``limit`` characters with a marker saying how many were dropped.
+
+    ``keep_end``: keep the last characters (an output tail, where the cause usually is) instead of the first.
+    """
+    if len(text) <= limit:
+        return text
+    dropped = len(text) - limit
+    if keep_end:
+        return f"[... {dropped} characters before]{text[-limit:]}"
+    return f"{text[:limit]}[... {dropped} more characters]"
+
+
 class BenchwardenError(Exception):
     """Base class: an error we can explain to the user (exit status 2)."""
 
@@ -55,7 +74,7 @@ class BuildFailed(BenchwardenError):
         self.suite = suite
         self.command = command
         self.returncode = returncode
-        self.output = output
+        self.output = output = clip(output, MAX_OUTPUT_CHARS, keep_end=True)
         tail = f"\n{output}" if output else ""
         super().__init__(f"suite '{suite}': build command `{command}` failed with exit status {returncode}{tail}")
 
@@ -75,15 +94,17 @@ class ForkFailed(BenchwardenError):
     ``reason``: one of ``"crashed"``, ``"timeout"``, ``"garbage"``, ``"no-results"``, or ``"skipped"`` when
     the benchmark itself declines this combination (asv: ``setup`` raising NotImplementedError) — the
     runner then marks the benchmark SKIPPED, which is not a failure.
-    ``output``: the last lines of the process output, for the user.
+    ``output``: the last lines of the process output, for the user.  Both are clipped
+    (:data:`MAX_DETAIL_CHARS`, :data:`MAX_OUTPUT_CHARS`): a benchmark printing a 20-MB
+    line must not become a 20-MB message in the store.
     Iterations already streamed before the failure stay valid and are kept.
     """
 
     def __init__(self, benchmark: str, reason: str, detail: str, output: str = ""):
         self.benchmark = benchmark
         self.reason = reason
-        self.detail = detail
-        self.output = output
+        self.detail = detail = clip(detail, MAX_DETAIL_CHARS)
+        self.output = clip(output, MAX_OUTPUT_CHARS, keep_end=True)
         super().__init__(f"{benchmark}: fork {reason}: {detail}")
 
 

@@ -175,7 +175,8 @@ class CommandFork:
                 return None
             start_ns = time.perf_counter_ns()
             try:
-                process = ManagedProcess(self._argv, cwd=self._cwd, env=self._env, merge_stderr=True)
+                process = ManagedProcess(self._argv, cwd=self._cwd, env=self._env, merge_stderr=True,
+                                         forward_lines=False)
             except OSError as exc:
                 raise ForkFailed(self._label, "crashed", f"cannot start `{shlex.join(self._argv)}`: {exc}") from None
             self._current = self._last = process

@@ -5,6 +5,13 @@ Every fork runs in a new session (``start_new_session=True``) so that
 and the benchmark JVM it forks, or ``go test`` binaries, all go together.
 Output is read by background threads into a queue so the adapter can wait
 for the next line with a deadline (hung benchmarks) without blocking forever.
+
+Reading never slows the child: the pipe is drained in blocks of :data:`READ_CHUNK`
+bytes (one ``read`` per block, not per byte), so a benchmark that prints does not
+block on a full pipe while it is being measured.  What is kept is bounded whatever
+the child prints: a forwarded line is cut at :data:`MAX_LINE_BYTES`, and the tail
+kept for error messages is the last ``tail_lines`` lines, each cut at
+:data:`TAIL_LINE_CHARS` characters.
 """
 
 from __future__ import annotations
@@ -18,22 +25,99 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import BinaryIO, Callable, Mapping, Sequence
 
-from benchwarden.errors import BuildFailed, ToolchainMissing
+from benchwarden.errors import BuildFailed, ToolchainMissing, clip
 
 _EOF = object()
+
+#: bytes asked of the pipe per ``read``: one system call drains what the child wrote, up to this much
+READ_CHUNK = 64 * 1024
+#: longest line handed to an adapter; the rest of a longer line is dropped and counted in a marker
+MAX_LINE_BYTES = 1 << 20
+#: longest line kept in the output tail (error messages and stored failures)
+TAIL_LINE_CHARS = 2000
+
+
+def clip_line(text: str, limit: int = TAIL_LINE_CHARS) -> str:
+    """One output line as kept in the tail: at most ``limit`` characters, with a marker for the rest."""
+    return clip(text, limit)
+
+
+class LineSplitter:
+    """Bytes in blocks -> complete lines, each at most ``max_line_bytes`` long (the excess is counted, not kept).
+
+    Memory stays bounded by ``max_line_bytes`` whatever the input: a 20-MB line without a newline
+    costs 1 MiB, not 20.  ``\n`` never occurs inside a multi-byte UTF-8 sequence, so lines are
+    decoded one by one.
+    """
+
+    def __init__(self, max_line_bytes: int = MAX_LINE_BYTES):
+        self._max = max_line_bytes
+        self._partial = bytearray()
+        self._cut = 0
+
+    def feed(self, chunk: bytes) -> list[str]:
+        """The lines completed by ``chunk`` (without line ends), in order."""
+        parts = chunk.split(b"\n")
+        lines = []
+        for part in parts[:-1]:
+            self._append(part)
+            lines.append(self._take())
+        self._append(parts[-1])
+        return lines
+
+    def finish(self) -> list[str]:
+        """The last line if the output did not end with a newline."""
+        return [self._take()] if self._partial or self._cut else []
+
+    def _append(self, part: bytes) -> None:
+        room = self._max - len(self._partial)
+        if len(part) <= room:
+            self._partial += part
+        else:
+            self._partial += part[:room]
+            self._cut += len(part) - room
+
+    def _take(self) -> str:
+        line = bytes(self._partial).decode("utf-8", errors="replace").rstrip("\r")
+        if self._cut:
+            line += f"[... {self._cut} more bytes]"
+        self._partial.clear()
+        self._cut = 0
+        return line
 
 
 class LineTimeout(Exception):
     """No line arrived before the deadline."""
 
 
+def drain_lines(stream: BinaryIO, on_lines: Callable[[list[str]], None],
+                max_line_bytes: int = MAX_LINE_BYTES) -> None:
+    """Read ``stream`` to its end in blocks of :data:`READ_CHUNK` bytes, passing each block's complete lines on.
+
+    ``stream`` is unbuffered (``Popen(bufsize=0)``): ``read(n)`` is one system call returning whatever
+    the child has written, so a line arrives as soon as it is written, and a chatty child never waits
+    for us.  (``readline`` on such a stream reads one byte per system call: 4.8 s for 2 MB.)
+    """
+    splitter = LineSplitter(max_line_bytes)
+    while chunk := stream.read(READ_CHUNK):
+        lines = splitter.feed(chunk)
+        if lines:
+            on_lines(lines)
+    last = splitter.finish()
+    if last:
+        on_lines(last)
+
+
 class ManagedProcess:
     """A child process in its own process group whose stdout lines can be awaited with a deadline.
 
     stderr is merged into the same stream unless ``merge_stderr=False``, in which
-    case it is only kept in the tail buffer (for error messages).
+    case it is only kept in the tail buffer (for error messages).  With
+    ``forward_lines=False`` nothing is handed to :meth:`readline` (which then only
+    reports the end of output) and the output is kept only as the tail: for
+    children whose output is not a protocol, such as command benchmarks.
     """
 
     def __init__(
@@ -43,9 +127,13 @@ class ManagedProcess:
         env: Mapping[str, str] | None = None,
         merge_stderr: bool = True,
         tail_lines: int = 60,
+        forward_lines: bool = True,
     ):
         self.argv = list(argv)
+        # blocks of lines (one list per read) or _EOF; readline hands them out one by one from _pending
         self._lines: queue.Queue[object] = queue.Queue()
+        self._pending: collections.deque[str] = collections.deque()
+        self._at_eof = False
         self._tail: collections.deque[str] = collections.deque(maxlen=tail_lines)
         self._tail_lock = threading.Lock()
         full_env = dict(os.environ)
@@ -61,35 +149,49 @@ class ManagedProcess:
             start_new_session=True,
             bufsize=0,
         )
-        self._readers = [threading.Thread(target=self._pump, args=(self.proc.stdout, True), daemon=True)]
+        self._readers = [threading.Thread(target=self._pump, args=(self.proc.stdout, forward_lines, True),
+                                         daemon=True)]
         if not merge_stderr:
-            self._readers.append(threading.Thread(target=self._pump, args=(self.proc.stderr, False), daemon=True))
+            self._readers.append(threading.Thread(target=self._pump, args=(self.proc.stderr, False, False),
+                                                  daemon=True))
         for t in self._readers:
             t.start()
         self._terminated = False
 
-    def _pump(self, stream, forward: bool) -> None:
+    def _pump(self, stream, forward: bool, ends_output: bool) -> None:
+        """Drain ``stream``: forward its lines (stdout) and keep the last ones, clipped, as the tail."""
+        keep = self._tail.maxlen or 0
         try:
-            for raw in iter(stream.readline, b""):
-                line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-                with self._tail_lock:
-                    self._tail.append(line)
-                if forward:
-                    self._lines.put(line)
+            drain_lines(stream, lambda lines: self._take_lines(lines, forward, keep))
+        except (OSError, ValueError):  # pragma: no cover - the pipe was closed under us by terminate()
+            pass
         finally:
-            if forward:
+            if ends_output:
                 self._lines.put(_EOF)
+
+    def _take_lines(self, lines: list[str], forward: bool, keep: int) -> None:
+        if not lines:
+            return
+        if forward:
+            self._lines.put(lines)
+        with self._tail_lock:
+            self._tail.extend(clip_line(line) for line in lines[-keep:])
 
     def readline(self, deadline: float | None) -> str | None:
         """Next stdout line, or None at end of output. Raises LineTimeout past ``deadline`` (monotonic)."""
-        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-        try:
-            item = self._lines.get(timeout=timeout)
-        except queue.Empty:
-            raise LineTimeout() from None
-        if item is _EOF:
-            return None
-        return item  # type: ignore[return-value]
+        while not self._pending:
+            if self._at_eof:
+                return None
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                item = self._lines.get(timeout=timeout)
+            except queue.Empty:
+                raise LineTimeout() from None
+            if item is _EOF:
+                self._at_eof = True
+            else:
+                self._pending.extend(item)  # type: ignore[call-overload]
+        return self._pending.popleft()
 
     def wait(self, timeout: float | None = None) -> int | None:
         try:
@@ -152,22 +254,20 @@ def require_tool(tool: str, suite: str, hint: str = "") -> str:
 
 def run_build(argv: Sequence[str], cwd: Path, suite: str, env: Mapping[str, str] | None = None,
               timeout_s: float = 3600.0) -> str:
-    """Run a build command (no shell); return its output or raise :class:`BuildFailed` with the output tail."""
+    """Run a build command (no shell); return its output or raise :class:`BuildFailed` with the output tail.
+
+    On timeout the build's whole process group is killed (Maven's forked compilers, ``go build``'s
+    tool processes), not only the command itself.
+    """
     if not argv:
         return ""
     require_tool(argv[0], suite, "needed by the suite's build command")
-    full_env = dict(os.environ)
-    if env:
-        full_env.update(env)
     try:
-        done = subprocess.run(
-            list(argv), cwd=str(cwd), env=full_env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout_s, start_new_session=True,
-        )
+        done = run_in_group(argv, cwd=cwd, env=env, timeout_s=timeout_s, merge_stderr=True)
     except subprocess.TimeoutExpired as exc:
-        out = (exc.output or b"").decode("utf-8", errors="replace")
+        out = _text(exc.output)
         raise BuildFailed(suite, " ".join(argv), -1, _last_lines(out) + f"\n(timed out after {timeout_s:.0f}s)") from None
-    out = done.stdout.decode("utf-8", errors="replace")
+    out = _text(done.stdout)
     if done.returncode != 0:
         raise BuildFailed(suite, " ".join(argv), done.returncode, _last_lines(out))
     return out
@@ -175,16 +275,56 @@ def run_build(argv: Sequence[str], cwd: Path, suite: str, env: Mapping[str, str]
 
 def capture(argv: Sequence[str], cwd: Path | None = None, env: Mapping[str, str] | None = None,
             timeout_s: float = 120.0) -> subprocess.CompletedProcess[str]:
-    """Run a short helper command (listing, version query) in its own group and capture text output."""
+    """Run a short helper command (listing, version query) in its own group and capture text output.
+
+    Raises :class:`subprocess.TimeoutExpired` after killing the whole group when ``timeout_s`` passes.
+    """
+    done = run_in_group(argv, cwd=cwd, env=env, timeout_s=timeout_s, merge_stderr=False)
+    return subprocess.CompletedProcess(done.args, done.returncode, _text(done.stdout), _text(done.stderr))
+
+
+#: how long to wait for the pipes to close after a timed-out group was killed (a child that left the
+#: group with its own ``setsid`` may hold them open forever)
+_AFTER_KILL_S = 5.0
+
+
+def run_in_group(argv: Sequence[str], cwd: Path | str | None = None, env: Mapping[str, str] | None = None,
+                 timeout_s: float | None = None, merge_stderr: bool = False) -> subprocess.CompletedProcess[bytes]:
+    """``subprocess.run`` with the child in its own process group, and the whole group killed on timeout.
+
+    ``subprocess.run(timeout=)`` kills only the process it started: the build's own children live on
+    (and keep the output pipe open).  Here the group is SIGKILLed and then reaped; the output produced
+    so far travels with :class:`subprocess.TimeoutExpired` (``output``/``stderr``, bytes).  A command
+    that ends normally keeps whatever it started on purpose (a build may start a daemon or a database).
+    """
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
-    return subprocess.run(
-        list(argv), cwd=str(cwd) if cwd else None, env=full_env, stdin=subprocess.DEVNULL,
-        capture_output=True, text=True, timeout=timeout_s, start_new_session=True,
-    )
+    with subprocess.Popen(list(argv), cwd=str(cwd) if cwd else None, env=full_env, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+                          start_new_session=True) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _killpg(proc.pid, signal.SIGKILL)
+            try:
+                stdout, stderr = proc.communicate(timeout=_AFTER_KILL_S)
+            except subprocess.TimeoutExpired:  # pragma: no cover - a child escaped the group and holds the pipe
+                proc.kill()
+                stdout, stderr = b"", b""
+            raise subprocess.TimeoutExpired(proc.args, timeout_s or 0.0, output=stdout, stderr=stderr) from None
+        except BaseException:  # Ctrl-C during a build: nothing of it may survive us
+            _killpg(proc.pid, signal.SIGKILL)
+            raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+
+
+def _text(data: bytes | str | None) -> str:
+    if data is None:
+        return ""
+    return data if isinstance(data, str) else data.decode("utf-8", errors="replace")
 
 
 def _last_lines(text: str, n: int = 40) -> str:
     lines = text.rstrip().splitlines()
-    return "\n".join(lines[-n:])
+    return "\n".join(clip_line(line) for line in lines[-n:])
