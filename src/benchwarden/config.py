@@ -90,13 +90,20 @@ CRITERIA = tuple(CRITERION_DEFAULTS)
 DEFAULT_CRITERIA: tuple[CriterionSettings, ...] = (CRITERION_DEFAULTS["cv"],)
 
 
+#: largest count accepted for iterations, forks, windows and resamples: far above any sensible setting, and
+#: small enough that no count overflows the store's 64-bit integers or a loop's patience
+MAX_COUNT = 1_000_000
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: TOML has real types, so `iterations = true` or `forks = { min = 1.5 }` is a mistake, not a 1;
+    # no nan/inf: every number must be finite (durations are checked by parse_duration_s)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class RangeModel(_Strict):
-    min: int = Field(ge=0)
-    max: int = Field(ge=0)
+    min: int = Field(ge=0, le=MAX_COUNT)
+    max: int = Field(ge=0, le=MAX_COUNT)
 
     @model_validator(mode="after")
     def _ordered(self) -> "RangeModel":
@@ -136,8 +143,11 @@ def check_criterion(settings: CriterionSettings) -> None:
             raise ValueError(f"{name}.{key}: expected an integer >= {smallest}, got {getattr(settings, key)}")
     if not 0.5 <= settings.confidence < 1.0:
         raise ValueError(f"{name}.confidence: expected a level in [0.5, 1), got {settings.confidence}")
-    if settings.resamples < 100:
-        raise ValueError(f"{name}.resamples: expected an integer >= 100, got {settings.resamples}")
+    if not 100 <= settings.resamples <= MAX_COUNT:
+        raise ValueError(f"{name}.resamples: expected an integer in [100, {MAX_COUNT}], got {settings.resamples}")
+    for key in ("window", "fork_window"):
+        if getattr(settings, key) > MAX_COUNT:
+            raise ValueError(f"{name}.{key}: expected an integer <= {MAX_COUNT}, got {getattr(settings, key)}")
 
 
 def resolve_criteria(base: tuple[CriterionSettings, ...], value: CriteriaValue | None) -> tuple[CriterionSettings, ...]:
@@ -174,7 +184,7 @@ class SettingsModel(_Strict):
 
     iteration_time: float | None = None
     warmup: RangeModel | None = None
-    iterations: int | None = Field(default=None, ge=1)
+    iterations: int | None = Field(default=None, ge=1, le=MAX_COUNT)
     forks: RangeModel | None = None
     timeout: float | None = None
     iteration_timeout: float | None = None
@@ -185,13 +195,6 @@ class SettingsModel(_Strict):
     @classmethod
     def _parse_duration(cls, v: Any) -> Any:
         return None if v is None else _duration(v)
-
-    @field_validator("iteration_time")
-    @classmethod
-    def _positive(cls, v: float | None) -> float | None:
-        if v is not None and v <= 0:
-            raise ValueError("expected a positive duration such as '1s' or '200ms'")
-        return v
 
     @field_validator("forks")
     @classmethod

@@ -9,6 +9,7 @@ throughput; statistics are computed on ns/op and converted for display only
 
 from __future__ import annotations
 
+import math
 import re
 
 from benchwarden.model import Direction
@@ -29,27 +30,41 @@ TIME_UNITS_NS: dict[str, float] = {
     "day": 86400e9,
 }
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ns|us|µs|ms|s|sec|min|m|h|hr)?\s*$")
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ns|us|µs|ms|s|sec|min|m|h|hr|day)?\s*$")
+
+#: longest duration accepted anywhere (30 days): beyond it, timeouts overflow the platform's waits
+#: (``threading.TIMEOUT_MAX``, ``poll`` in ms) and no benchmark setting makes sense
+MAX_DURATION_S = 30 * 86400.0
 
 
-def parse_duration_s(text: str | int | float) -> float:
-    """Parse ``"1s"``, ``"250ms"``, ``"2m"``, ``"1.5"`` (seconds) into seconds. Raises ValueError."""
+def parse_duration_s(text: str | int | float, *, positive: bool = True) -> float:
+    """Parse ``"1s"``, ``"250ms"``, ``"2m"``, ``"1.5"`` (seconds) into seconds. Raises ValueError.
+
+    Every duration is finite (no ``nan``, ``inf``), not negative, at most :data:`MAX_DURATION_S`, and
+    greater than zero unless ``positive=False`` (e.g. a maximum age where 0 means "never").
+    """
     if isinstance(text, bool):
         raise ValueError(f"expected a duration such as '1s' or '200ms', got {text!r}")
     if isinstance(text, (int, float)):
-        if text < 0:
-            raise ValueError(f"duration must not be negative, got {text!r}")
-        return float(text)
-    m = _DURATION.match(str(text))
-    if not m:
-        raise ValueError(f"expected a duration such as '1s', '200ms' or '5m', got {text!r}")
-    value = float(m.group(1))
-    unit = m.group(2) or "s"
-    return value * TIME_UNITS_NS[unit] / 1e9
+        seconds = float(text)
+    else:
+        m = _DURATION.match(str(text))
+        if not m:
+            raise ValueError(f"expected a duration such as '1s', '200ms' or '5m', got {text!r}")
+        seconds = float(m.group(1)) * TIME_UNITS_NS[m.group(2) or "s"] / 1e9
+    if not math.isfinite(seconds) or seconds < 0:
+        raise ValueError(f"expected a finite duration >= 0 such as '1s' or '200ms', got {text!r}")
+    if positive and seconds == 0:
+        raise ValueError(f"expected a duration greater than zero such as '1s' or '200ms', got {text!r}")
+    if seconds > MAX_DURATION_S:
+        raise ValueError(f"expected a duration of at most 30 days, got {text!r}")
+    return seconds
 
 
 def format_duration(seconds: float) -> str:
-    """Human-friendly duration: ``850ms``, ``12.3s``, ``4m05s``, ``1h02m``."""
+    """Human-friendly duration: ``850ms``, ``12.3s``, ``4m05s``, ``1h02m``; ``n/a`` when not a finite number."""
+    if not math.isfinite(seconds):
+        return "n/a"
     if seconds < 1:
         return f"{seconds * 1000:.0f}ms"
     if seconds < 60:

@@ -110,3 +110,89 @@ def test_command_sections_are_validated_by_their_owner(tmp_path):
     with pytest.raises(ConfigError) as info:
         load_config(path).section("compare", CompareSettings)
     assert f"{path.resolve()}: compare.min_change: " in str(info.value)
+
+
+# Every duration and number is validated: nan, inf, zero, negative, absurd or mistyped values are errors that
+# name the file and the key, never a run that fails later (nan stored a run `show` could not display; inf left
+# a run `running` after an OverflowError; `timeout = 0` failed every fork).
+@pytest.mark.parametrize("line, key, fragment", [
+    ("iteration_time = nan", "iteration_time", "finite"),
+    ("iteration_time = inf", "iteration_time", "finite"),
+    ("iteration_time = -inf", "iteration_time", "finite"),
+    ("iteration_time = 0", "iteration_time", "greater than zero"),
+    ('iteration_time = "0ms"', "iteration_time", "greater than zero"),
+    ("iteration_time = -1", "iteration_time", "finite duration >= 0"),
+    ('iteration_time = "-1s"', "iteration_time", "duration"),
+    ('iteration_time = "1e400s"', "iteration_time", "duration"),
+    ('iteration_time = "1000000h"', "iteration_time", "at most 30 days"),
+    ("iteration_time = true", "iteration_time", "duration"),
+    ("timeout = 0", "timeout", "greater than zero"),
+    ("timeout = nan", "timeout", "finite"),
+    ('iteration_timeout = "0s"', "iteration_timeout", "greater than zero"),
+    ("iteration_timeout = inf", "iteration_timeout", "finite"),
+    ("iterations = -3", "iterations", "greater than or equal to 1"),
+    ("iterations = true", "iterations", "valid integer"),
+    ("iterations = 2.5", "iterations", "valid integer"),
+    ("iterations = 10000000000000000000", "iterations", "less than or equal to 1000000"),
+    ("forks = { min = 1, max = 1.5 }", "forks.max", "valid integer"),
+    ("warmup = { min = -1, max = 2 }", "warmup.min", "greater than or equal to 0"),
+    ("criteria = { cv = { threshold = nan } }", "criteria", "finite"),
+    ("criteria = { cv = { threshold = inf } }", "criteria", "finite"),
+    ("criteria = { kld = { threshold = -0.5 } }", "criteria", "probability"),
+    ("criteria = { rciw = { confidence = nan } }", "criteria", "finite"),
+    ("criteria = { rciw = { resamples = 1000000000 } }", "criteria", "rciw.resamples"),
+    ("criteria = { cv = { window = 100000000 } }", "criteria", "cv.window"),
+])
+@pytest.mark.parametrize("table", ["defaults", "suites.x", 'suites.x.overrides."Bench"'])
+def test_bad_numbers_are_errors_naming_file_and_key(tmp_path, table, line, key, fragment):
+    suite = '[suites.x]\nkind = "jmh"\n'
+    text = f"[defaults]\n{line}\n{suite}" if table == "defaults" else f"{suite}[{table}]\n{line}\n"
+    if table == "suites.x":
+        text = f'[suites.x]\nkind = "jmh"\n{line}\n'
+    path = _write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    where = table.replace('"', "")
+    assert message.startswith(f"{path.resolve()}: {where}.{key}"), message
+    assert fragment in message, message
+
+
+@pytest.mark.parametrize("line", ['iteration_time = "1day"', 'timeout = "30min"', "iteration_time = 0.05",
+                                  "iterations = 1", "criteria = { cv = { threshold = 0 } }"])
+def test_sensible_edge_values_are_accepted(tmp_path, line):
+    load_config(_write(tmp_path, f'[defaults]\n{line}\n[suites.x]\nkind = "jmh"\n'))
+
+
+@pytest.mark.parametrize("section, line, fragment", [
+    ("check", "reuse = nan", "finite"),
+    ("check", 'reuse = "-1h"', "duration"),
+    ("check", "alpha = nan", "alpha"),
+    ("check", "margin = inf", "margin"),
+    ("assess", "slowdown = inf", "finite"),
+    ("assess", "slowdown = nan", "finite"),
+    ("assess", "budget = 0", "greater than zero"),
+    ("assess", "budget = inf", "finite"),
+    ("assess", "unstable_cv = inf", "finite"),
+    ("compare", "confidence = nan", "confidence"),
+    ("compare", "min_change = inf", "fraction"),
+    ("compare", 'thresholds = { "x" = nan }', "fraction"),
+])
+def test_command_sections_reject_non_finite_numbers(tmp_path, section, line, fragment):
+    from benchwarden.assess.methods import AssessSettings
+    from benchwarden.compare.settings import CompareSettings
+    from benchwarden.spl.settings import CheckModel
+
+    model = {"check": CheckModel, "assess": AssessSettings, "compare": CompareSettings}[section]
+    path = _write(tmp_path, f"[{section}]\n{line}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path).section(section, model)
+    message = str(info.value)
+    assert message.startswith(f"{path.resolve()}: {section}.{line.split()[0]}"), message
+    assert fragment in message, message
+
+
+def test_check_reuse_zero_means_never():
+    from benchwarden.spl.settings import CheckModel
+
+    assert CheckModel.model_validate({"reuse": 0}).reuse == 0.0

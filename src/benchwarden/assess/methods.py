@@ -35,7 +35,7 @@ _EXAMPLES = {
 class AssessSettings(BaseModel):
     """The ``[assess]`` table of benchwarden.toml (every key optional; see docs/assess.md)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     methods: list[str] = Field(default_factory=list)
     top: int = Field(default=20, ge=1)

@@ -11,7 +11,7 @@ from benchwarden.report.escaping import rich_text
 from benchwarden.assess.campaign import AssessOptions, Campaign, SuiteAssessment
 from benchwarden.assess.export import assessment_to_json
 from benchwarden.assess.methods import AssessSettings, check_method
-from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option
+from benchwarden.cli.common import ExitStatus, FiniteFloatRange, Invocation, common_options, parse_duration_option
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.config import Config, Suite, load_config
 from benchwarden.errors import BenchwardenError, ConfigError, UsageError, in_suite
@@ -36,7 +36,7 @@ SCRATCH_STORE = "assess-slowed.db"
 @click.option("--methods", "methods", multiple=True, metavar="METHOD",
               help="A method of K′ (repeatable); default: [assess] methods, else the most-called public methods.")
 @click.option("--top", type=click.IntRange(min=1), help="Size of an automatically found K′ (default 20).")
-@click.option("--slowdown", type=click.FloatRange(min=0, min_open=True), metavar="V",
+@click.option("--slowdown", type=FiniteFloatRange(min=0, min_open=True), metavar="V",
               help="Relative slowdown to inject, e.g. 0.5 (default: twice the 95th-percentile maxSpread).")
 @click.option("--budget", callback=parse_duration_option, metavar="DURATION", help="Time budget of the smoke subset (default 10m).")
 @click.option("--rule", type=click.Choice(["study", "compare"]), help="Detection rule (default: the study's).")

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.text import Text
 
-from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option, with_bound_flags
+from benchwarden.cli.common import ExitStatus, FiniteFloatRange, Invocation, common_options, parse_duration_option, with_bound_flags
 from benchwarden.cli.live import LiveProgress
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.config import Config, Suite, load_config
@@ -46,7 +46,7 @@ from benchwarden.store import open_store
 @click.option("--strict", is_flag=True, help="An undecided assertion fails the check too (exit 1).")
 @click.option("--interpretation", type=click.Choice(INTERPRETATIONS),
               help="Statistical interpretation for assertions without `using` (default: from [check], else parametric).")
-@click.option("--alpha", type=click.FloatRange(0, 0.5, min_open=True), help="Significance level per comparison.")
+@click.option("--alpha", type=FiniteFloatRange(0, 0.5, min_open=True), help="Significance level per comparison.")
 @click.option("--lenient", is_flag=True, default=None,
               help="The thesis' two-valued reading: a relation holds unless the data reject it (no 'undecided').")
 @click.option("--max-rounds", type=click.IntRange(min=0), help="Extra measuring rounds for undecided assertions.")

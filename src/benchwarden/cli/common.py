@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import math
 import json
 import sys
 from dataclasses import dataclass, field, replace
@@ -69,6 +70,16 @@ def parse_duration_option(ctx: click.Context, param: click.Parameter, value: str
         return parse_duration_s(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
+
+
+class FiniteFloatRange(click.FloatRange):
+    """``click.FloatRange`` that also refuses ``nan`` and ``inf`` (click lets them through: nan compares false)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
 
 
 def _width(stream: TextIO) -> int | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 from pydantic import ValidationError
 
-from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option, with_bound_flags
+from benchwarden.cli.common import ExitStatus, FiniteFloatRange, Invocation, common_options, parse_duration_option, with_bound_flags
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.compare.result import BenchmarkComparison, Comparison, Look
 from benchwarden.compare.schedule import CompareListener
@@ -53,7 +53,7 @@ from benchwarden.units import format_duration, from_ns_per_op
 @click.option("--base-jvm-arg", multiple=True, metavar="ARG", help="Run the base with this JVM argument.")
 @click.option("--min-change", metavar="FRACTION", help="Minimum practical change, e.g. 2% or 0.02 (default: "
               "[compare] min_change, else 2%).")
-@click.option("--confidence", type=float, help="Simultaneous confidence of the repeated intervals (default 0.95).")
+@click.option("--confidence", type=FiniteFloatRange(0.5, 1, min_open=True, max_open=True), help="Simultaneous confidence of the repeated intervals (default 0.95).")
 @click.option("--min-forks", type=click.IntRange(min=2), help="Fork pairs before the first look (default 4).")
 @click.option("--max-forks", type=click.IntRange(min=2), help="Fork pairs at most per benchmark (default 10).")
 @click.option("--confirm", type=click.IntRange(0, 10), help="Re-measure regressions N times before failing.")

@@ -13,7 +13,7 @@ from dataclasses import replace
 import click
 
 from benchwarden.report.escaping import rich_text
-from benchwarden.cli.common import ExitStatus, Invocation, common_options
+from benchwarden.cli.common import ExitStatus, FiniteFloatRange, Invocation, common_options
 from benchwarden.cli.store_access import store_for
 from benchwarden.config import CRITERIA, CRITERION_DEFAULTS, check_criterion
 from benchwarden.errors import UsageError
@@ -94,7 +94,7 @@ def build_configs(criteria_sets: list[list[str]], thresholds: dict[str, list[flo
               help="Baseline: iterations dropped per fork as warmup; the rest is its measurement.")
 @click.option("--baseline-iterations", type=click.IntRange(min=1),
               help="Baseline: measurement iterations per fork after its warmup (default: all the rest).")
-@click.option("--confidence", type=click.FloatRange(0.5, 0.9999), default=0.99, show_default=True,
+@click.option("--confidence", type=FiniteFloatRange(0.5, 0.9999), default=0.99, show_default=True,
               help="Confidence level of the A/A interval of the ratio of means.")
 @click.option("--method", type=click.Choice(["percentile", "studentized", "bca", "t"]), default="percentile",
               show_default=True, help="A/A interval method (percentile: the study's).")

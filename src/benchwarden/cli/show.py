@@ -7,7 +7,7 @@ from typing import Mapping
 
 import click
 
-from benchwarden.cli.common import ExitStatus, Invocation, common_options
+from benchwarden.cli.common import ExitStatus, FiniteFloatRange, Invocation, common_options
 from benchwarden.cli.render import print_summaries
 from benchwarden.cli.stopping import build_trails, print_stopping, reference_budgets, settings_from_snapshot, stopping_json
 from benchwarden.cli.store_access import store_for
@@ -20,7 +20,7 @@ from benchwarden.units import format_duration
 @click.command("show")
 @common_options
 @click.argument("run", required=False)
-@click.option("--confidence", type=click.FloatRange(0.5, 0.9999), default=0.99, show_default=True,
+@click.option("--confidence", type=FiniteFloatRange(0.5, 0.9999), default=0.99, show_default=True,
               help="Confidence level of the interval of the mean.")
 @click.option("--details", is_flag=True, help="Also print every stop checkpoint with its stability values.")
 def show_command(inv: Invocation, run: str | None, confidence: float, details: bool) -> int:

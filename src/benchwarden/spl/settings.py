@@ -36,7 +36,7 @@ DEFAULT_REUSE_S = 24 * 3600.0
 class CheckModel(BaseModel):
     """Validation model of ``[check]``; errors name the key (``check.alpha``) through Config.section."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     files: list[str] | None = None
     annotations: bool = True
@@ -73,7 +73,7 @@ class CheckModel(BaseModel):
             return None
         if v is True:
             return DEFAULT_REUSE_S
-        return parse_duration_s(v)
+        return parse_duration_s(v, positive=False)  # 0: never reuse
 
 
 @dataclass(frozen=True)
