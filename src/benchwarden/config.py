@@ -437,8 +437,7 @@ class Config:
             return model.model_validate(dict(self.sections.get(name, {})))
         except ValidationError as exc:
             err = _config_error(exc, self.path)
-            raise ConfigError(str(err).split(": ", 2)[-1], str(self.path),
-                              f"{name}.{err.key}" if err.key else name) from None
+            raise ConfigError(err.message, str(self.path), f"{name}.{err.key}" if err.key else name) from None
 
     @property
     def root(self) -> Path:

@@ -46,6 +46,7 @@ class ConfigError(BenchwardenError):
     def __init__(self, message: str, path: str | None = None, key: str | None = None):
         self.path = path
         self.key = key
+        self.message = message  # without the location
         where = ""
         if path:
             where = f"{path}"

@@ -12,10 +12,10 @@ a large significant *speed-up* also counts (digest §8.8): we record the signed 
 show it.  A failed or degenerate test counts as "not detected", never as detected (STYLE §8).
 
 ``rule="compare"`` uses benchwarden's own comparison verdict instead
-(:func:`benchwarden.compare.verdict.judge`: bootstrap interval of the ratio of means beyond the
-equivalence band *and* a rank test on fork means), with the practical threshold set to v/2 so that
-both rules ask for the same size of change. It needs forks: with fewer than 4 per side its rank test
-cannot agree, so nothing is ever detected (the report's warnings say so).
+(:func:`benchwarden.compare.verdict.judge`, unpaired: the baseline and slowed runs are separate runs;
+a t interval on log fork summaries that excludes 1, the robust estimate at least v/2 and a rank guard),
+with the threshold set to v/2 so that both rules ask for the same size of change.  It needs forks:
+with fewer than 2 per side there is no interval, so nothing is detected (the report's warnings say so).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from benchwarden.stats import ForkData, mann_whitney, relative_change
 
 STUDY_ALPHA = 0.01
 RULES = ("study", "compare")
-COMPARE_CONFIDENCE = 0.95
+COMPARE_CONFIDENCE = 0.95  # one fixed-sample look per repetition: the level of a single test
 
 
 @dataclass(frozen=True)
@@ -76,12 +76,12 @@ def compare_check(base: ForkData, slowed: ForkData, slowdown: float) -> Repetiti
     from benchwarden.compare.verdict import Verdict, judge
 
     try:
-        judgement = judge(base, slowed, COMPARE_CONFIDENCE, min_change=slowdown / 2.0, n_resamples=2000, seed=0)
+        judgement = judge(base, slowed, change_confidence=COMPARE_CONFIDENCE, equivalence_confidence=COMPARE_CONFIDENCE,
+                          threshold=slowdown / 2.0, paired=False)
     except ValueError as exc:
         return RepetitionCheck(1.0, 0.0, False, False, (f"no evidence: {exc}",))
     slower = judgement.verdict is Verdict.SLOWER
-    return RepetitionCheck(judgement.rank_test.p_value, judgement.ratio.point - 1.0, slower, slower,
-                           judgement.warnings)
+    return RepetitionCheck(judgement.rank_p, judgement.ratio.point - 1.0, slower, slower, judgement.warnings)
 
 
 def detect(method: str, benchmark: str, base_runs: Sequence[ForkData], slowed_runs: Sequence[ForkData],

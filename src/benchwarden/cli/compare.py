@@ -26,7 +26,7 @@ from benchwarden.compare.stored import compare_runs
 from benchwarden.config import Config, Suite, find_config, load_config
 from benchwarden.errors import ConfigError, UsageError
 from benchwarden.model import ForkResult, StopDecision
-from benchwarden.report.comparison_table import comparison_table, fmt_interval, fmt_p, fmt_ratio
+from benchwarden.report.comparison_table import comparison_table, fmt_interval, fmt_mde, fmt_p, fmt_ratio
 from benchwarden.report.escaping import visible
 from benchwarden.report.json_export import comparison_to_dict
 from benchwarden.report.junit_compare import comparison_junit
@@ -51,11 +51,12 @@ from benchwarden.units import format_duration, from_ns_per_op
               help="Run the candidate with this JVM argument, e.g. -Dwordstat.slow=true (repeatable; jmh suites).")
 @click.option("--base-env", multiple=True, metavar="NAME=VALUE", help="Run the base with this environment variable.")
 @click.option("--base-jvm-arg", multiple=True, metavar="ARG", help="Run the base with this JVM argument.")
-@click.option("--min-change", metavar="FRACTION", help="Minimum practical change, e.g. 2% or 0.02 (default: "
-              "[compare] min_change, else 2%).")
-@click.option("--confidence", type=FiniteFloatRange(0.5, 1, min_open=True, max_open=True), help="Simultaneous confidence of the repeated intervals (default 0.95).")
+@click.option("--min-change", metavar="FRACTION", help="The smallest change that matters, e.g. 3% or 0.03 (default: "
+              "[compare] min_change, else 3%).")
+@click.option("--confidence", type=FiniteFloatRange(0.5, 1, min_open=True, max_open=True),
+              help="Simultaneous confidence of 'slower'/'faster' over all looks (default 0.995).")
 @click.option("--min-forks", type=click.IntRange(min=2), help="Fork pairs before the first look (default 4).")
-@click.option("--max-forks", type=click.IntRange(min=2), help="Fork pairs at most per benchmark (default 10).")
+@click.option("--max-forks", type=click.IntRange(min=2), help="Fork pairs at most per benchmark (default 20).")
 @click.option("--confirm", type=click.IntRange(0, 10), help="Re-measure regressions N times before failing.")
 @click.option("--seed", type=int, help="Seed of the randomised fork order (default: random, recorded).")
 @click.option("--warmup", type=click.IntRange(min=0), help="Warmup iterations per fork (sets min = max).")
@@ -188,12 +189,14 @@ def _print(inv: Invocation, c: Comparison, report_path: Path) -> None:
         console.print(to_rich(comparison_table(c.benchmarks, title=title)))
     design = c.design
     if design.get("fixed_sample"):
-        console.print(f"CI: {float(design['confidence']):.0%} confidence interval of the time ratio candidate/base "
-                      "(fixed sample of two stored runs).", style="dim", markup=False)
+        console.print(f"CI: {float(design['confidence']):.1%} confidence interval of the time ratio candidate/base "
+                      "(fixed sample of two stored runs, unpaired); MDE: the smallest change these forks could "
+                      "detect (80 % power).", style="dim", markup=False)
     else:
-        console.print(f"CI: {float(design['confidence']):.0%} repeated confidence intervals of the time ratio "
-                      f"candidate/base (simultaneous over all looks, {design.get('spending')} alpha spending); "
-                      "p: Mann-Whitney on fork means.", style="dim", markup=False)
+        console.print(f"CI: {float(design['confidence']):.1%} repeated confidence intervals of the time ratio "
+                      f"candidate/base over fork pairs (simultaneous over all looks, {design.get('spending')} alpha "
+                      "spending); ratio: robust (Hodges-Lehmann) estimate; MDE: the smallest change these pairs "
+                      "could detect (80 % power).", style="dim", markup=False)
     for r in c.benchmarks:
         if r.message:
             console.print(visible(f"✗ {r.name}: {r.message}", keep_newlines=True), style="red", markup=False,
@@ -245,7 +248,8 @@ class _ProgressLines(CompareListener):
         action = "stop" if decision.stop else "continue"
         self.console.print(visible(f"  {key}  look at {look.pairs} pairs: ratio {fmt_ratio(look.ratio)} "
                            f"{fmt_interval(look.low, look.high)} at {look.confidence:.1%}, p {fmt_p(look.p_value)}"
-                           f" → {look.verdict.value} ({action})"), markup=False, highlight=False)
+                           f", detectable ≥ {fmt_mde(look.mde)} → {look.verdict.value} ({action})"), markup=False,
+                           highlight=False)
 
     def benchmark_compared(self, result: BenchmarkComparison) -> None:
         self.console.print(visible(f"{result.name}: {result.verdict.value}"), markup=False, highlight=False,

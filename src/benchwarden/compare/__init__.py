@@ -6,7 +6,7 @@ Modules, one concept each (docs/compare.md):
 * ``pairing``    prepare and list both sides, pair benchmarks by identity
 * ``schedule``   randomised interleaved fork pairs into two stored runs
 * ``sequential`` repeated confidence intervals with alpha spending (when to stop)
-* ``verdict``    faster / slower / unchanged / inconclusive from the ratio CI, a rank test and a threshold
+* ``verdict``    faster / slower / unchanged / inconclusive from two ratio intervals, a rank guard and a threshold
 * ``analysis``   a look / a benchmark's comparison from its forks (shared by live and stored analysis)
 * ``confirm``    ``--confirm N``: re-measure regressions before failing the gate
 * ``session``    the whole comparison, from sources to a :class:`Comparison`
@@ -20,11 +20,10 @@ from benchwarden.compare.settings import CompareSettings, parse_fraction
 from benchwarden.compare.verdict import (
     Judgement,
     Verdict,
-    classify,
+    classify_log,
     equivalence_band,
     judge,
-    noise_floor,
-    practical_threshold,
+    minimal_detectable_change,
 )
 
 __all__ = [
@@ -36,12 +35,11 @@ __all__ = [
     "SequentialDesign",
     "SideInfo",
     "Verdict",
-    "classify",
+    "classify_log",
     "critical_values",
     "equivalence_band",
     "judge",
-    "noise_floor",
+    "minimal_detectable_change",
     "parse_fraction",
-    "practical_threshold",
     "spent_alpha",
 ]

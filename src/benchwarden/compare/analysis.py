@@ -2,13 +2,12 @@
 
 Shared by the live session (:mod:`.schedule`), by confirmation runs and by the
 analysis of two stored runs (``compare --runs``), so a comparison re-analysed
-later from the store gives the same verdict it gave live: the bootstrap seed
-is derived from the benchmark key and the number of pairs, not drawn at random.
+later from the store gives the same verdict it gave live (the analysis is
+deterministic: no resampling).
 """
 
 from __future__ import annotations
 
-import zlib
 from typing import Sequence
 
 from benchwarden.compare.result import BenchmarkComparison, Look
@@ -18,29 +17,24 @@ from benchwarden.compare.verdict import Judgement, Verdict, judge
 from benchwarden.model import Benchmark, ForkResult, ForkStatus, StopDecision
 
 
-def look_seed(key: str, pairs: int) -> int:
-    """Deterministic bootstrap seed of a look (CRC-32 of ``key:pairs``)."""
-    return zlib.crc32(f"{key}:{pairs}".encode())
-
-
 def complete_matrix(forks: Sequence[ForkResult]) -> list[list[float]]:
     """Measurement values (ns/op) of every complete fork with measurements, in fork order."""
     return [list(f.measurement_ns) for f in forks if f.status is ForkStatus.COMPLETE and f.measurement]
 
 
 def judge_look(key: str, base: Sequence[Sequence[float]], candidate: Sequence[Sequence[float]],
-               confidence: float, settings: CompareSettings) -> Judgement:
-    """Judge the data so far at the given interval level (the design's level for this look)."""
-    pairs = min(len(base), len(candidate))
-    return judge(base, candidate, confidence, min_change=settings.min_change_for(key),
-                 rank_alpha=settings.rank_alpha, use_noise_floor=settings.noise_floor,
-                 n_resamples=settings.n_resamples, seed=look_seed(key, pairs))
+               levels: tuple[float, float], settings: CompareSettings, paired: bool = True) -> Judgement:
+    """Judge the data so far at the given ``(change, equivalence)`` levels (the design's for this look)."""
+    return judge(base, candidate, change_confidence=levels[0], equivalence_confidence=levels[1],
+                 threshold=settings.min_change_for(key), paired=paired, rank_alpha=settings.rank_alpha)
 
 
 def as_look(pairs: int, judgement: Judgement) -> Look:
-    r = judgement.ratio
+    r, e = judgement.ratio, judgement.equivalence
     return Look(pairs=pairs, confidence=r.confidence, ratio=r.point, low=r.low, high=r.high,
-                p_value=judgement.rank_test.p_value, threshold=judgement.threshold, verdict=judgement.verdict)
+                p_value=judgement.rank_p, threshold=judgement.threshold, verdict=judgement.verdict,
+                equivalence_confidence=e.confidence, equivalence_low=e.low, equivalence_high=e.high,
+                mde=judgement.mde)
 
 
 def stop_decision(look: Look, design: SequentialDesign) -> StopDecision:
@@ -51,18 +45,20 @@ def stop_decision(look: Look, design: SequentialDesign) -> StopDecision:
     warning = None if settled or not final else \
         f"not settled within {design.max_pairs} fork pairs: the verdict is inconclusive"
     values = {"ratio": look.ratio, "low": look.low, "high": look.high, "confidence": look.confidence,
-              "p_value": look.p_value, "threshold": look.threshold}
+              "equivalence_confidence": look.equivalence_confidence,
+              "equivalence_low": look.equivalence_low, "equivalence_high": look.equivalence_high,
+              "p_value": look.p_value, "threshold": look.threshold, "mde": look.mde}
     return StopDecision(stop=settled or final, reason=reason, values=values, warning=warning)
 
 
 def compare_forks(benchmark: Benchmark, base_forks: Sequence[ForkResult], candidate_forks: Sequence[ForkResult],
                   design: SequentialDesign, settings: CompareSettings, *, looks: Sequence[Look] = (),
                   order: Sequence[str] = (), message: str | None = None, error: bool = False,
-                  skipped: bool = False) -> BenchmarkComparison:
+                  skipped: bool = False, paired: bool = True) -> BenchmarkComparison:
     """The benchmark's comparison from its forks; the final look is (re)computed from the data.
 
-    The final look's level is the design's level for the number of complete pairs (a fixed-sample
-    analysis — two ordinary stored runs — uses a design whose only look is that number).
+    The final look's levels are the design's levels for the number of complete pairs (a fixed-sample
+    analysis — two ordinary stored runs — uses a design whose only look is that number, unpaired).
     """
     key = benchmark.id.key
     base = complete_matrix(base_forks)
@@ -71,7 +67,7 @@ def compare_forks(benchmark: Benchmark, base_forks: Sequence[ForkResult], candid
     common = dict(suite=benchmark.id.suite, key=key, mode=benchmark.mode, unit=benchmark.unit,
                   direction=benchmark.direction, min_change=settings.min_change_for(key), time_s=time_s,
                   base_ns=tuple(tuple(f) for f in base), candidate_ns=tuple(tuple(f) for f in candidate),
-                  looks=tuple(looks), order=tuple(order), message=message)
+                  looks=tuple(looks), order=tuple(order), message=message, paired=paired)
     if skipped:
         return BenchmarkComparison(verdict=Verdict.SKIPPED, **common)
     if error:
@@ -80,14 +76,17 @@ def compare_forks(benchmark: Benchmark, base_forks: Sequence[ForkResult], candid
     if pairs < 2:
         return BenchmarkComparison(verdict=Verdict.INCONCLUSIVE, **{**common, "message": message or
                                    f"only {pairs} complete fork pair(s): at least 2 are needed to compare"})
-    confidence = design.look_confidence(min(max(pairs, design.min_pairs), design.max_pairs))
-    judgement = judge_look(key, base, candidate, confidence, settings)
+    levels = design.look_confidences(min(max(pairs, design.min_pairs), design.max_pairs))
+    judgement = judge_look(key, base, candidate, levels, settings, paired)
     final_looks = tuple(looks) if looks and looks[-1].pairs == pairs else (*looks, as_look(pairs, judgement))
     warnings = list(judgement.warnings)
     if pairs < design.min_pairs:
         warnings.append(f"only {pairs} fork pairs (the design looks from {design.min_pairs})")
-    r = judgement.ratio
+    r, e = judgement.ratio, judgement.equivalence
     return BenchmarkComparison(
         verdict=judgement.verdict, ratio=r.point, ci_low=r.low, ci_high=r.high, confidence=r.confidence,
-        p_value=judgement.rank_test.p_value, threshold=judgement.threshold, noise_floor=judgement.noise_floor,
+        p_value=judgement.rank_p, threshold=judgement.threshold, mean_ratio=judgement.mean_ratio,
+        equivalence_low=e.low, equivalence_high=e.high, equivalence_confidence=e.confidence,
+        mde=judgement.mde, pairs_needed=judgement.pairs_needed,
+        outliers=tuple(o.describe() for o in judgement.analysis.outliers),
         warnings=tuple(dict.fromkeys(warnings)), **{**common, "looks": final_looks})

@@ -17,20 +17,30 @@ from benchwarden.model import Direction
 
 @dataclass(frozen=True)
 class Look:
-    """One sequential look at a benchmark after ``pairs`` fork pairs."""
+    """One sequential look at a benchmark after ``pairs`` fork pairs.
+
+    ``low``/``high``: the change interval at ``confidence``; ``equivalence_low``/``equivalence_high``:
+    the equivalence interval at ``equivalence_confidence`` (both levels of this look).
+    """
 
     pairs: int
-    confidence: float  # level of the repeated interval at this look
+    confidence: float  # level of the change interval at this look
     ratio: float
     low: float
     high: float
     p_value: float
     threshold: float
     verdict: Verdict
+    equivalence_confidence: float | None = None
+    equivalence_low: float | None = None
+    equivalence_high: float | None = None
+    mde: float | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {"pairs": self.pairs, "confidence": self.confidence, "ratio": self.ratio, "low": self.low,
-                "high": self.high, "p_value": self.p_value, "threshold": self.threshold,
+                "high": self.high, "equivalence_confidence": self.equivalence_confidence,
+                "equivalence_low": self.equivalence_low, "equivalence_high": self.equivalence_high,
+                "p_value": self.p_value, "threshold": self.threshold, "mde": self.mde,
                 "verdict": self.verdict.value}
 
 
@@ -38,8 +48,13 @@ class Look:
 class BenchmarkComparison:
     """The outcome for one benchmark present in both versions.
 
-    ``ratio``/``ci_low``/``ci_high``: time ratio (candidate/base, ns/op) and its repeated confidence
-    interval at the final look (level ``confidence``); None when nothing could be computed.
+    ``ratio``: the robust (Hodges–Lehmann) estimate of the time ratio candidate/base (ns/op; > 1 is
+    slower); ``mean_ratio``: the ratio of the means of fork means, for the record.
+    ``ci_low``/``ci_high``: the change interval at the final look (level ``confidence``);
+    ``equivalence_low``/``equivalence_high``: the interval "unchanged" was judged on.  None when
+    nothing could be computed.  ``mde``: the minimal detectable change of the final look (80 % power);
+    ``pairs_needed``: rough number of pairs that would settle an unsettled verdict.
+    ``outliers``: forks left out of the analysis, described.
     ``base_ns``/``candidate_ns``: measurement iterations (ns/op) of every complete fork, for plots
     and re-analysis.  ``order``: the sides in the order the forks ran, pair by pair (``"bc"`` /
     ``"cb"``), showing the interleaving.
@@ -57,8 +72,15 @@ class BenchmarkComparison:
     confidence: float | None = None
     p_value: float | None = None
     threshold: float | None = None
-    noise_floor: float | None = None
-    min_change: float = 0.02
+    mean_ratio: float | None = None
+    equivalence_low: float | None = None
+    equivalence_high: float | None = None
+    equivalence_confidence: float | None = None
+    mde: float | None = None
+    pairs_needed: int | None = None
+    paired: bool = True
+    outliers: tuple[str, ...] = ()
+    min_change: float = 0.03
     time_s: float = 0.0
     base_ns: tuple[tuple[float, ...], ...] = ()
     candidate_ns: tuple[tuple[float, ...], ...] = ()

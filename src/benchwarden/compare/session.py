@@ -80,8 +80,8 @@ def run_comparison(sources: Sources, store, options: SessionOptions = SessionOpt
     return Comparison(
         source=sources.kind,
         base=_side_info(sources.base, run_ids[0]), candidate=_side_info(sources.candidate, run_ids[1]),
-        design={**settings.design().to_dict(), "rank_alpha": settings.rank_alpha, "min_change": settings.min_change,
-                "noise_floor": settings.noise_floor, "confirm": settings.confirm, "seed": seed,
+        design={**settings.design().to_dict(), "paired": True, "rank_alpha": settings.rank_alpha,
+                "min_change": settings.min_change, "confirm": settings.confirm, "seed": seed,
                 "session": session_id},
         benchmarks=tuple(results), unmatched=tuple(pairing.unmatched), failed_suites=dict(pairing.failed_suites),
         created_at=wall(), elapsed_s=monotonic() - t0, machine_time_s=machine_time_s, machine=machine)

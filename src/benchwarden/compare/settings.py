@@ -2,16 +2,19 @@
 
 ```toml
 [compare]
-min_change = "2%"        # configured minimum practical change (a fraction 0.02 or a percentage string)
-confidence = 0.95        # simultaneous confidence of the repeated intervals (1 − α over all looks)
-rank_alpha = 0.05        # Mann-Whitney on fork means must agree below this p-value
-min_forks = 4            # fork pairs before the first look (4 is the fewest at which p < 0.05 is possible)
-max_forks = 10           # fork pairs at most (the sequential design's horizon)
-spending = "pocock"      # alpha spending: "pocock" or "obrien-fleming"
-noise_floor = true       # raise the threshold to the benchmark's own fork-to-fork variation
-confirm = 0              # re-measure a regression this many times before failing the gate
+min_change = "3%"              # the smallest change that matters (a fraction 0.03 or a percentage string)
+confidence = 0.995             # simultaneous confidence of "slower"/"faster" over all looks (false alarms ≤ 0.5 %)
+equivalence_confidence = 0.95  # simultaneous confidence of "unchanged" (a missed change at the band edge ≤ 2.5 %)
+rank_alpha = 0.05              # the rank test on the same units must not object (its p-value, or its smallest)
+min_forks = 4                  # fork pairs before the first look
+max_forks = 20                 # fork pairs at most (the sequential design's horizon)
+spending = "pocock"            # alpha spending: "pocock" or "obrien-fleming"
+confirm = 0                    # re-measure a regression this many times before failing the gate
 thresholds = { "Noisy" = "15%" }   # per-benchmark minimum change, by regular expression on the key
 ```
+
+Removed keys are refused with the reason: ``noise_floor`` (noise no longer raises the threshold; it
+costs fork pairs instead) and ``n_resamples`` (verdicts no longer bootstrap).
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from scipy import special
 
 from benchwarden.compare.sequential import SequentialDesign
 
@@ -42,27 +44,34 @@ def parse_fraction(value: Any) -> float:
     return number
 
 
-def min_pairs_for_rank_test(rank_alpha: float) -> int:
-    """Fewest fork pairs n at which Mann-Whitney (n vs n) can reach p < rank_alpha: 2/C(2n, n) < α."""
-    n = 2
-    while 2.0 / special.comb(2 * n, n) >= rank_alpha:
-        n += 1
-    return n
+REMOVED_KEYS = {
+    "noise_floor": "noise no longer raises the threshold: the threshold is min_change, and a noisy benchmark "
+                   "costs more fork pairs instead (docs/compare.md)",
+    "n_resamples": "verdicts no longer use the bootstrap (docs/compare.md, 'The verdict')",
+}
 
 
 class CompareSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    min_change: float = 0.02
-    confidence: float = Field(default=0.95, gt=0.5, lt=1.0)
+    min_change: float = 0.03
+    confidence: float = Field(default=0.995, gt=0.5, lt=1.0)
+    equivalence_confidence: float = Field(default=0.95, gt=0.5, lt=1.0)
     rank_alpha: float = Field(default=0.05, gt=0.0, lt=1.0)
     min_forks: int = Field(default=4, ge=2)
-    max_forks: int = Field(default=10, ge=2)
+    max_forks: int = Field(default=20, ge=2, le=1000)
     spending: Literal["pocock", "obrien-fleming"] = "pocock"
-    noise_floor: bool = True
     confirm: int = Field(default=0, ge=0, le=10)
-    n_resamples: int = Field(default=10_000, ge=1000)
     thresholds: dict[str, float] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _removed(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key, why in REMOVED_KEYS.items():
+                if key in data:
+                    raise ValueError(f"{key} was removed: {why}")
+        return data
 
     @field_validator("min_change", mode="before")
     @classmethod
@@ -91,7 +100,7 @@ class CompareSettings(BaseModel):
 
     def design(self) -> SequentialDesign:
         return SequentialDesign(confidence=self.confidence, min_pairs=self.min_forks, max_pairs=self.max_forks,
-                                spending=self.spending)
+                                spending=self.spending, equivalence_confidence=self.equivalence_confidence)
 
     def min_change_for(self, key: str) -> float:
         """The minimum change for a benchmark key: the first matching ``thresholds`` pattern, else ``min_change``."""
@@ -101,10 +110,9 @@ class CompareSettings(BaseModel):
         return self.min_change
 
     def warnings(self) -> list[str]:
-        """Settings that make a verdict of "slower"/"faster" impossible, said up front."""
-        need = min_pairs_for_rank_test(self.rank_alpha)
-        if self.max_forks < need:
-            return [f"max_forks = {self.max_forks}: Mann-Whitney on {self.max_forks} vs {self.max_forks} fork means "
-                    f"cannot reach p < {self.rank_alpha:g} (needs {need} pairs), so no benchmark can be "
-                    "called slower or faster"]
-        return []
+        """Settings that make a verdict impossible or weak, said up front."""
+        notes = []
+        if self.max_forks < 5:
+            notes.append(f"max_forks = {self.max_forks}: with fewer than 5 pairs an outlying fork can never be left "
+                         "out, so one disturbed fork makes a verdict inconclusive")
+        return notes

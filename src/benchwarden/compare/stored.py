@@ -36,11 +36,13 @@ def compare_runs(base: RunData, candidate: RunData, settings: CompareSettings) -
     base_ids = {str(r.benchmark.id) for r in base.results}
     unmatched += [(str(r.benchmark.id), "candidate only") for r in candidate.results
                   if str(r.benchmark.id) not in base_ids]
-    design = stored_design.to_dict() if stored_design else {"fixed_sample": True, "confidence": settings.confidence}
+    design = stored_design.to_dict() if stored_design else {
+        "fixed_sample": True, "paired": False, "confidence": settings.confidence,
+        "equivalence_confidence": settings.equivalence_confidence}
     return Comparison(
         source="runs", base=_side(base, "base"), candidate=_side(candidate, "candidate"),
         design={**design, "rank_alpha": settings.rank_alpha, "min_change": settings.min_change,
-                "noise_floor": settings.noise_floor, **({"session": session["session"]} if session else {})},
+                **({"session": session["session"]} if session else {})},
         benchmarks=tuple(results), unmatched=tuple(unmatched), created_at=max(base.meta.created_at,
                                                                             candidate.meta.created_at),
         machine_time_s=sum(r.time_s for r in results), machine=dict(candidate.meta.machine))
@@ -54,14 +56,17 @@ def _compare_pair(base: BenchmarkResult, candidate: BenchmarkResult, stored_desi
                if r.status is BenchmarkStatus.SKIPPED]
     design = stored_design or _fixed_design(base, candidate, settings)
     looks = _looks_from(base.fork_decisions, design) if stored_design else ()
+    # Forks of one comparison session ran in pairs (fork k of each side in round k); two ordinary runs
+    # did not, and are analysed unpaired.
     return compare_forks(base.benchmark, base.forks, candidate.forks, design, settings, looks=looks,
                          message="; ".join(failed + skipped) or None, error=bool(failed),
-                         skipped=bool(skipped) and not failed)
+                         skipped=bool(skipped) and not failed, paired=stored_design is not None)
 
 
 def _fixed_design(base: BenchmarkResult, candidate: BenchmarkResult, settings: CompareSettings) -> SequentialDesign:
     pairs = max(2, min(len(base.measurement_matrix()), len(candidate.measurement_matrix())))
-    return SequentialDesign(confidence=settings.confidence, min_pairs=pairs, max_pairs=pairs, spending="none")
+    return SequentialDesign(confidence=settings.confidence, min_pairs=pairs, max_pairs=pairs, spending="none",
+                            equivalence_confidence=settings.equivalence_confidence)
 
 
 def _same_session(base: RunData, candidate: RunData) -> Mapping[str, Any] | None:
@@ -83,8 +88,11 @@ def _design_from(session: Mapping[str, Any]) -> SequentialDesign | None:
     if not isinstance(design, Mapping):
         return None
     try:
+        # Sessions recorded before equivalence_confidence existed used one level for both claims.
         return SequentialDesign(confidence=float(design["confidence"]), min_pairs=int(design["min_pairs"]),
-                                max_pairs=int(design["max_pairs"]), spending=str(design["spending"]))
+                                max_pairs=int(design["max_pairs"]), spending=str(design["spending"]),
+                                equivalence_confidence=float(design.get("equivalence_confidence",
+                                                                        design["confidence"])))
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -99,7 +107,9 @@ def _looks_from(decisions: Sequence[StopDecision], design: SequentialDesign) -> 
             Verdict.INCONCLUSIVE
         looks.append(Look(pairs=design.min_pairs + index, confidence=v["confidence"], ratio=v["ratio"],
                           low=v["low"], high=v["high"], p_value=v["p_value"], threshold=v["threshold"],
-                          verdict=verdict))
+                          verdict=verdict, equivalence_confidence=v.get("equivalence_confidence"),
+                          equivalence_low=v.get("equivalence_low"),
+                          equivalence_high=v.get("equivalence_high"), mde=v.get("mde")))
     return tuple(looks)
 
 

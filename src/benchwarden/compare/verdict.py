@@ -1,36 +1,32 @@
 """The verdict for one benchmark: faster / slower / unchanged / inconclusive, and why.
 
-Inputs are the two versions' fork-structured measurements in ns/op (lower is
-better, for every benchmark: throughput was inverted on the way in, so the
-rule is direction-aware by construction — a JMH ``thrpt`` benchmark that
-lost ops/s has a time ratio above 1 and is "slower").
+Inputs are the two versions' fork-structured measurements in ns/op (lower is better for every
+benchmark: throughput was inverted on the way in, so a JMH ``thrpt`` benchmark that lost ops/s has a
+time ratio above 1 and is "slower").  The rule (docs/compare.md, "The verdict"):
 
-The rule (docs/compare.md, "Verdict"):
+* The **threshold** ``t`` is what the user calls a relevant change (``min_change``, default 3 %; per
+  benchmark with ``[compare] thresholds``).  It is never raised by noise: noise decides how many fork
+  pairs a verdict needs (:mod:`.sequential`), not what counts as a change.  The equivalence band is
+  ``(1/(1+t), 1+t)``, symmetric on the log scale (the same band in ns/op and in ops/s).
+* The ratio is analysed on robust fork summaries on the log scale, as pairs when the forks ran in
+  pairs (:func:`benchwarden.stats.analyse_ratio`): a t interval that cannot explode, outlying forks
+  left out by the generalized ESD test and named, the Hodges–Lehmann ratio as the point estimate.
+* Two intervals per look, from the two sequences of repeated confidence intervals of the design: the
+  **change** interval at ``confidence`` (default 99.5 % simultaneous over all looks) for claims of a
+  change, the **equivalence** interval at ``equivalence_confidence`` (default 95 %) for claims of
+  none.  A false "slower" costs a team a red build and its trust in the gate, so it is held to the
+  stricter level (measured A/A rate ≤ 1 % in every simulated noise shape; docs/performance.md).
+* **slower**: the change interval lies wholly above 1, the robust estimate is at least ``1 + t``,
+  and the rank test on the same units (outliers left out alike) does not object (guard: its exact p-value reaches
+  ``rank_alpha``, or, with too few units for that, its smallest attainable value — every pair in the
+  same direction); **faster**: the mirror image; **unchanged**: the equivalence interval lies wholly
+  inside the band — a claim that must be earned with enough pairs, not a default;
+  **inconclusive**: anything else, reported with the **minimal detectable change** at this budget
+  (the smallest change this many pairs would find with 80 % power) and an estimate of the pairs
+  that would settle it.
 
-1. ``ratio`` = mean(candidate) / mean(base), means of fork means; its
-   interval is the studentized hierarchical bootstrap CI
-   (:func:`benchwarden.stats.ci_ratio_of_means`) at the level the sequential
-   design assigns to this look.
-2. The practical threshold ``t = max(min_change, noise floor)``: the noise
-   floor is the benchmark's own fork-to-fork variation (twice a robust
-   relative standard deviation of fork means within each version), so a
-   benchmark whose forks differ by 8 % from one another is not called slower
-   for a 5 % change.  The equivalence band is ``[1/(1+t), 1+t]``, symmetric on the
-   log scale, so the same band results whether a benchmark is read in ns/op
-   or in ops/s.
-3. **slower**: the interval lies wholly above the band *and* the
-   Mann-Whitney test on fork means agrees (p < ``rank_alpha``; the peers'
-   rule — Laaber & Leitner 2018 §3.6, Peass — is a rank test on per-process
-   values);
-   **faster**: wholly below the band, rank test agreeing;
-   **unchanged**: wholly inside the band (equivalence, as in TOST);
-   **inconclusive**: anything else — the interval straddles an edge of the
-   band, or interval and rank test disagree.
-   A verdict is *settled* when it is not inconclusive; the sequential design
-   stops a benchmark at the first settled look.
-
-A failed computation degrades to "inconclusive" with the reason in
-``warnings``, never to "slower" (STYLE.md §8).
+A failed computation degrades to "inconclusive" with the reason in ``warnings``, never to "slower"
+(STYLE.md §8).
 """
 
 from __future__ import annotations
@@ -41,14 +37,17 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
+from scipy import special, stats as scistats
 
 from benchwarden import stats
-from benchwarden.stats import Interval, TestResult
+from benchwarden.stats import Interval, LogRatio
 
-DEFAULT_MIN_CHANGE = 0.02
+DEFAULT_MIN_CHANGE = 0.03
 DEFAULT_RANK_ALPHA = 0.05
-NOISE_FLOOR_SDS = 2.0  # the noise floor in (robust) standard deviations of fork means (see noise_floor)
-MAD_TO_SD = 1.4826  # median absolute deviation -> standard deviation for normal data
+DEFAULT_POWER = 0.8
+"""The power at which the minimal detectable change is stated."""
+
+MAX_PAIRS_ESTIMATE = 10_000
 
 
 class Verdict(str, enum.Enum):
@@ -66,23 +65,89 @@ class Verdict(str, enum.Enum):
 
 ForkMatrix = Sequence[Sequence[float]]
 
+# Vectorised codes of :func:`classify_log` (simulations judge many comparisons at once with it).
+INCONCLUSIVE, SLOWER, FASTER, UNCHANGED = 0, 1, 2, 3
+CODES = {INCONCLUSIVE: Verdict.INCONCLUSIVE, SLOWER: Verdict.SLOWER, FASTER: Verdict.FASTER,
+         UNCHANGED: Verdict.UNCHANGED}
+
+
+def equivalence_band(threshold: float) -> tuple[float, float]:
+    """``(1/(1+t), 1+t)``: symmetric on the log scale, so inverting the unit (ops/s) maps it onto itself."""
+    return 1.0 / (1.0 + threshold), 1.0 + threshold
+
+
+def classify_log(change_low, change_high, equivalence_low, equivalence_high, estimate, guard_ok,
+                 threshold: float) -> np.ndarray:
+    """The decision rule on the log scale; every argument but ``threshold`` may be an array (broadcast).
+
+    ``change_*``: bounds of the change interval of log(ratio); ``equivalence_*``: the equivalence
+    interval; ``estimate``: the robust log-ratio estimate; ``guard_ok``: the rank test does not object.
+    Returns codes (``SLOWER``, ``FASTER``, ``UNCHANGED``, ``INCONCLUSIVE``).
+    """
+    edge = math.log1p(threshold)
+    unchanged = (np.asarray(equivalence_low) >= -edge) & (np.asarray(equivalence_high) <= edge)
+    estimate = np.asarray(estimate)
+    slower = (np.asarray(change_low) > 0) & (estimate >= edge) & guard_ok & ~unchanged
+    faster = (np.asarray(change_high) < 0) & (estimate <= -edge) & guard_ok & ~unchanged
+    return np.select([unchanged, slower, faster], [UNCHANGED, SLOWER, FASTER], INCONCLUSIVE)
+
+
+def minimal_detectable_change(se: float, df: float, confidence: float, threshold: float,
+                              power: float = DEFAULT_POWER) -> float:
+    """Smallest relative change the rule would call with probability ``power`` at this precision.
+
+    ``exp((t_{df,1−α/2} + t_{df,power})·se) − 1`` (the usual power approximation for a t interval,
+    e.g. Cohen 1988; Reichelt et al., seed-001 §3.3, with t instead of z quantiles), and never below
+    the threshold, which the estimate must reach anyway.  ``inf`` when no spread can be estimated.
+    """
+    if not math.isfinite(se) or df <= 0:
+        return math.inf
+    q = float(scistats.t.ppf(1 - (1 - confidence) / 2, df) + scistats.t.ppf(power, df))
+    return max(threshold, math.expm1(q * se))
+
+
+def pairs_to_settle(estimate_log: float, spread: float, change_confidence: float, equivalence_confidence: float,
+                    threshold: float, power: float = DEFAULT_POWER) -> int | None:
+    """Rough number of units (pairs) at which a look would likely settle the verdict, if the estimate held.
+
+    Inside the band: the equivalence interval must fit between the estimate and the nearer edge,
+    ``n ≈ ((z_e + z_pow)·s / (log(1+t) − |δ|))²``; at or beyond the edge: the change interval must
+    clear 0, ``n ≈ ((z_c + z_pow)·s / |δ|)²`` (normal quantiles: a planning figure, not a promise).
+    None when it would exceed 10,000 or nothing can be said (no spread, estimate at the edge).
+    """
+    if not (math.isfinite(spread) and math.isfinite(estimate_log)) or spread <= 0:
+        return None
+    edge = math.log1p(threshold)
+    z_power = float(special.ndtri(power))
+    if abs(estimate_log) < edge:
+        z, margin = float(special.ndtri(1 - (1 - equivalence_confidence) / 2)), edge - abs(estimate_log)
+    else:
+        z, margin = float(special.ndtri(1 - (1 - change_confidence) / 2)), abs(estimate_log)
+    if margin <= 0:
+        return None
+    needed = math.ceil(((z + z_power) * spread / margin) ** 2)
+    return needed if needed <= MAX_PAIRS_ESTIMATE else None
+
 
 @dataclass(frozen=True)
 class Judgement:
     """One look at a benchmark: the verdict and everything it was decided from.
 
-    ``ratio``: interval of mean(candidate)/mean(base) in ns/op (> 1 = slower).
-    ``threshold``: the practical threshold actually used, ``max(min_change, noise_floor)``.
-    ``band``: the equivalence band ``(1/(1+threshold), 1+threshold)`` on the ratio.
+    ``ratio``: the change interval of candidate/base in ns/op (> 1 = slower), ``point`` = the robust
+    (Hodges–Lehmann) estimate; ``equivalence``: the interval the "unchanged" claim was tested with.
+    ``mde``: minimal detectable change of this look (relative, ≥ threshold); ``pairs_needed``: rough
+    number of pairs that would settle an unsettled verdict (None when settled or beyond 10,000).
     """
 
     verdict: Verdict
     ratio: Interval
-    rank_test: TestResult
+    equivalence: Interval
+    analysis: LogRatio
+    rank_p: float
     threshold: float
-    noise_floor: float
-    min_change: float
     rank_alpha: float
+    mde: float
+    pairs_needed: int | None = None
     warnings: tuple[str, ...] = ()
 
     @property
@@ -93,99 +158,100 @@ class Judgement:
     def settled(self) -> bool:
         return self.verdict in (Verdict.FASTER, Verdict.SLOWER, Verdict.UNCHANGED)
 
+    @property
+    def mean_ratio(self) -> float:
+        return self.analysis.mean_ratio
 
-def noise_floor(base: ForkMatrix, candidate: ForkMatrix) -> float:
-    """The benchmark's own noise floor: ``NOISE_FLOOR_SDS`` x a robust relative SD of fork means.
 
-    Each fork mean is taken relative to its version's median fork mean, ``r = m_vf / median_v − 1``
-    (within versions, so a real difference between the versions does not raise it); the spread is
-    the normal-consistent median absolute deviation of all r pooled, ``σ = 1.4826 · median |r|``
-    (Hampel 1974) — robust, so one fork disturbed by the machine (measured on the examples: a first
-    fork 60 % slow) does not lift the threshold of an otherwise stable benchmark to 30 %.  0 with one
-    fork per side.  The floor is 2σ: about 95 % of single forks of an unchanged version lie within
-    ±2σ of its centre, so a change smaller than that is within the benchmark's fork-to-fork noise.
-    This is the fork-level analogue of the maxSpread-derived threshold of Laaber & Leitner (MSR 2018,
-    seed-003 §3.6).  Why 2σ and not σ: with the threshold at σ an "unchanged" verdict needs the
-    interval's half-width ``z·σ·√(2/n)`` below σ, i.e. n > 2z² ≈ 12 fork pairs at the sequential
-    levels, so A/A comparisons of a moderately noisy benchmark would never settle; at 2σ, n > z²/2 ≈ 3.
+@dataclass(frozen=True)
+class Decision:
+    """The rule applied to one or many looks (arrays over leading axes, log scale).
+
+    ``codes``: ``SLOWER``/``FASTER``/``UNCHANGED``/``INCONCLUSIVE``; ``change``/``equivalence``: the
+    interval bounds (log ratio); ``guard_ok``: the rank test did not object.
     """
-    deviations: list[float] = []
-    for forks in (base, candidate):
-        means = np.array([float(np.mean(f)) for f in forks])
-        if means.size >= 2:
-            deviations.extend(np.abs(means / np.median(means) - 1.0))
-    if not deviations:
-        return 0.0
-    return NOISE_FLOOR_SDS * MAD_TO_SD * float(np.median(deviations))
+
+    codes: np.ndarray
+    change: tuple[np.ndarray, np.ndarray]
+    equivalence: tuple[np.ndarray, np.ndarray]
+    estimate: np.ndarray
+    rank_p: np.ndarray
+    guard_ok: np.ndarray
 
 
-def practical_threshold(min_change: float, floor: float) -> float:
-    """``max(min_change, floor)``: the smallest relative change worth reporting for this benchmark."""
-    return max(min_change, floor)
+def decide(result: stats.logratio.RatioStatistics, rank: tuple[np.ndarray, np.ndarray], *, change_confidence: float,
+           equivalence_confidence: float, threshold: float, rank_alpha: float = DEFAULT_RANK_ALPHA) -> Decision:
+    """Classify looks from their ratio statistics and rank tests (the module docstring's rule)."""
+    change = result.statistic.bounds(change_confidence)
+    equivalence = result.statistic.bounds(equivalence_confidence)
+    rank_p, smallest = rank
+    guard_ok = rank_p <= np.maximum(rank_alpha, smallest) + 1e-12
+    codes = classify_log(*change, *equivalence, result.estimate, guard_ok, threshold)
+    return Decision(codes, change, equivalence, result.estimate, rank_p, guard_ok)
 
 
-def equivalence_band(threshold: float) -> tuple[float, float]:
-    """``(1/(1+t), 1+t)``: symmetric on the log scale, so inverting the unit (ops/s) maps it onto itself."""
-    return 1.0 / (1.0 + threshold), 1.0 + threshold
+def judge_batch(y_base: np.ndarray, y_cand: np.ndarray, *, paired: bool, change_confidence: float,
+                equivalence_confidence: float, threshold: float, rank_alpha: float = DEFAULT_RANK_ALPHA) -> Decision:
+    """:func:`judge` for many looks at once, on log fork summaries (last axis: forks).  Simulations use it;
+    it runs the same functions as :func:`judge` (:func:`benchwarden.stats.logratio.ratio_statistics`,
+    :func:`~benchwarden.stats.logratio.rank_p`, :func:`decide`)."""
+    result = stats.logratio.ratio_statistics(y_base, y_cand, paired=paired)
+    rank = stats.logratio.rank_p(y_base, y_cand, paired=paired, drop_base=result.drop_base,
+                                 drop_cand=result.drop_cand)
+    return decide(result, rank, change_confidence=change_confidence, equivalence_confidence=equivalence_confidence,
+                  threshold=threshold, rank_alpha=rank_alpha)
 
 
-def classify(low: float, high: float, p_value: float, band: tuple[float, float], rank_alpha: float) -> Verdict:
-    """The decision rule on an interval ``[low, high]`` of the time ratio and a rank-test p-value."""
-    band_low, band_high = band
-    if band_low <= low and high <= band_high:
-        return Verdict.UNCHANGED
-    significant = p_value < rank_alpha
-    if low > band_high and significant:
-        return Verdict.SLOWER
-    if high < band_low and significant:
-        return Verdict.FASTER
-    return Verdict.INCONCLUSIVE
-
-
-def judge(base: ForkMatrix, candidate: ForkMatrix, confidence: float, *, min_change: float = DEFAULT_MIN_CHANGE,
-          rank_alpha: float = DEFAULT_RANK_ALPHA, use_noise_floor: bool = True, n_resamples: int = 10_000,
-          seed: int | None = 0, method: str = stats.DEFAULT_METHOD) -> Judgement:
-    """Judge one look: ``base``/``candidate`` are ns/op per complete fork; ``confidence`` is this look's level.
+def judge(base: ForkMatrix, candidate: ForkMatrix, *, change_confidence: float, equivalence_confidence: float,
+          threshold: float = DEFAULT_MIN_CHANGE, paired: bool = True, rank_alpha: float = DEFAULT_RANK_ALPHA,
+          power: float = DEFAULT_POWER) -> Judgement:
+    """Judge one look.  ``base``/``candidate``: ns/op per complete fork (pair ``k`` = fork ``k`` of each
+    when ``paired``); the confidences are this look's levels from the sequential design.
 
     Raises ValueError for empty or non-finite data (the caller has complete forks only).
     """
-    interval = stats.ci_ratio_of_means(base, candidate, confidence=confidence, n_resamples=n_resamples,
-                                       seed=seed, method=method)
-    rank = stats.mann_whitney(base, candidate, on="fork-means")
-    floor = noise_floor(base, candidate) if use_noise_floor else 0.0
-    threshold = practical_threshold(min_change, floor)
-    # With tied fork means scipy falls back to the normal approximation, which can report p below the
-    # smallest p-value the exact test can attain (0.1 for 3 vs 3): never let a rank test agree on fewer
-    # forks than an exact test could.
-    rule_p = max(rank.p_value, _smallest_p(rank.n_a, rank.n_b))
-    verdict = classify(interval.low, interval.high, rule_p, equivalence_band(threshold), rank_alpha)
-    notes = list(interval.warnings) + [w for w in rank.warnings if "smallest attainable" not in w]
-    if _smallest_p(rank.n_a, rank.n_b) >= rank_alpha:
-        notes.append(f"with {rank.n_a} vs {rank.n_b} forks the rank test cannot reach p < {rank_alpha:g}: "
-                     "no verdict of slower or faster is possible yet")
-    notes += _explain(verdict, interval, rank, threshold, floor, min_change, rank_alpha)
-    return Judgement(verdict, interval, rank, threshold, floor, min_change, rank_alpha, tuple(dict.fromkeys(notes)))
+    analysis = stats.analyse_ratio(base, candidate, paired=paired)
+    result = stats.logratio.ratio_statistics(analysis.y_base, analysis.y_cand, paired=paired)
+    rank = stats.logratio.rank_p(analysis.y_base, analysis.y_cand, paired=paired, drop_base=result.drop_base,
+                                 drop_cand=result.drop_cand)
+    decision = decide(result, rank, change_confidence=change_confidence,
+                      equivalence_confidence=equivalence_confidence, threshold=threshold, rank_alpha=rank_alpha)
+    verdict = CODES[int(decision.codes)]
+    change = analysis.interval(change_confidence)
+    equivalence = analysis.interval(equivalence_confidence)
+    rank_p = float(decision.rank_p)
+    statistic = analysis.statistic
+    mde = minimal_detectable_change(float(statistic.se), float(statistic.df), change_confidence, threshold, power)
+    needed = None if verdict is not Verdict.INCONCLUSIVE else pairs_to_settle(
+        math.log(analysis.estimate), analysis.spread, change_confidence, equivalence_confidence, threshold, power)
+    notes = list(analysis.warnings)
+    notes += _explain(verdict, change, equivalence, analysis, threshold, rank_p, bool(decision.guard_ok), mde,
+                      needed)
+    return Judgement(verdict, change, equivalence, analysis, rank_p, threshold, rank_alpha, mde, needed,
+                     tuple(dict.fromkeys(notes)))
 
 
-def _smallest_p(n_a: int, n_b: int) -> float:
-    """Smallest two-sided exact Mann-Whitney p-value for n_a vs n_b values: 2 / C(n_a + n_b, n_a)."""
-    return min(1.0, 2.0 / math.comb(n_a + n_b, n_a))
-
-
-def _explain(verdict: Verdict, interval: Interval, rank: TestResult, threshold: float, floor: float,
-             min_change: float, rank_alpha: float) -> list[str]:
-    notes = []
-    if floor > min_change:
-        notes.append(f"noise floor {floor:.1%} (fork-to-fork variation) raised the threshold above "
-                     f"the configured {min_change:.1%}")
+def _explain(verdict: Verdict, change: Interval, equivalence: Interval, analysis: LogRatio, threshold: float,
+             rank_p: float, guard_ok: bool, mde: float, needed: int | None) -> list[str]:
     if verdict is not Verdict.INCONCLUSIVE:
-        return notes
+        if verdict is Verdict.UNCHANGED and (change.low > 1 or change.high < 1):
+            return [f"a real but small change ({analysis.estimate - 1:+.1%}) within the ±{threshold:.1%} threshold"]
+        return []
+    notes = []
     band_low, band_high = equivalence_band(threshold)
-    beyond = interval.low > band_high or interval.high < band_low
-    if beyond:
-        notes.append(f"the interval lies outside the ±{threshold:.1%} band but the rank test on fork means "
-                     f"does not agree (p = {rank.p_value:.3g} ≥ {rank_alpha:g})")
+    significant = change.low > 1 or change.high < 1
+    if significant and not guard_ok:
+        notes.append(f"the interval excludes 1 but the rank test on the same {'pairs' if analysis.paired else 'forks'} "
+                     f"objects (p = {rank_p:.3g})")
+    elif significant:
+        notes.append(f"a significant change of {analysis.estimate - 1:+.1%}, smaller than the ±{threshold:.1%} "
+                     "threshold so far; more pairs would tell whether it stays within it")
     else:
-        notes.append(f"the interval [{interval.low:.4f}, {interval.high:.4f}] straddles an edge of the "
-                     f"±{threshold:.1%} band: more forks would settle it")
+        notes.append(f"the interval [{equivalence.low:.4f}, {equivalence.high:.4f}] is wider than the "
+                     f"±{threshold:.1%} band allows for 'unchanged'")
+    if math.isfinite(mde):
+        settle = f"; about {needed} pairs would settle it" if needed else \
+            "; settling it would take more than 10,000 pairs" if math.isfinite(analysis.spread) else ""
+        notes.append(f"with these {'pairs' if analysis.paired else 'forks'} only changes of {mde:.1%} or more "
+                     f"could be detected (80 % power){settle}")
     return notes

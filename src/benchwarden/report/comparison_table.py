@@ -58,6 +58,15 @@ def fmt_threshold(value: float | None) -> str:
     return "-" if value is None else f"±{value * 100:.1f}%"
 
 
+def fmt_mde(value: float | None) -> str:
+    """The minimal detectable change (80 % power) of the final look: ``4.2%``; ``-`` when unknown."""
+    if value is None or value != value:
+        return "-"
+    if value == float("inf"):
+        return "inf"
+    return f"{value * 100:.1f}%"
+
+
 def fmt_verdict(result: BenchmarkComparison) -> str:
     text = result.verdict.value
     if result.confirmations:
@@ -68,17 +77,20 @@ def fmt_verdict(result: BenchmarkComparison) -> str:
 
 def comparison_table(results: Sequence[BenchmarkComparison], title: str | None = None,
                      escape: Callable[[str], str] = lambda s: s) -> TableModel:
-    """Columns: benchmark, verdict, ratio (candidate/base time), CI, change, p, threshold, forks, time.
+    """Columns: benchmark, verdict, ratio (candidate/base time), CI, change, threshold, MDE, forks, time.
+
+    MDE: the smallest change the forks measured could have detected (80 % power); beside the
+    threshold it says whether "inconclusive" means "too noisy for this budget".
 
     ``escape`` is applied to user data (benchmark names) for the output format (e.g. Markdown).
     """
     model = TableModel(columns=[
         Column("benchmark"), Column("verdict"), Column("ratio", "right"), Column("CI", "right"),
-        Column("change", "right"), Column("p", "right"), Column("threshold", "right"), Column("forks", "right"),
+        Column("change", "right"), Column("threshold", "right"), Column("MDE", "right"), Column("forks", "right"),
         Column("time", "right")], title=title)
     for r in ordered(results):
         model.add([escape(r.name), fmt_verdict(r), fmt_ratio(r.ratio), fmt_interval(r.ci_low, r.ci_high),
-                   fmt_change(r), fmt_p(r.p_value), fmt_threshold(r.threshold),
+                   fmt_change(r), fmt_threshold(r.threshold), fmt_mde(r.mde),
                    f"{len(r.base_ns)}+{len(r.candidate_ns)}", format_duration(r.time_s)],
                   style=VERDICT_STYLE[r.verdict])
     return model

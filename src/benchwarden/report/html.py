@@ -32,6 +32,7 @@ from benchwarden.report.comparison_table import (
     comparison_table,
     fmt_change,
     fmt_interval,
+    fmt_mde,
     fmt_p,
     fmt_ratio,
     fmt_threshold,
@@ -76,8 +77,9 @@ class _LookRow:
     level: str
     ratio: str
     ci: str
+    equivalence: str
     p: str
-    threshold: str
+    mde: str
     verdict: str
 
 
@@ -91,13 +93,18 @@ def _section(index: int, r: BenchmarkComparison) -> dict[str, Any]:
         cand_means = _display([sum(f) / len(f) for f in r.candidate_ns], r.unit)
         fork_means = Markup(plots.fork_means_plot(base_means, cand_means, r.unit))
     looks = [_LookRow(k.pairs, f"{k.confidence:.2%}", fmt_ratio(k.ratio), fmt_interval(k.low, k.high),
-                      fmt_p(k.p_value), fmt_threshold(k.threshold), k.verdict.value) for k in r.looks]
+                      fmt_interval(k.equivalence_low, k.equivalence_high), fmt_p(k.p_value), fmt_mde(k.mde),
+                      k.verdict.value) for k in r.looks]
     return {
         "r": r, "anchor": f"b{index}", "open": r.verdict in _OPEN, "verdict_text": fmt_verdict(r),
         "ratio": fmt_ratio(r.ratio), "ci": fmt_interval(r.ci_low, r.ci_high), "change": fmt_change(r),
         "level": f"{r.confidence:.2%}" if r.confidence else "-", "p": fmt_p(r.p_value),
         "threshold": fmt_threshold(r.threshold), "min_change": f"{r.min_change:.1%}",
-        "noise_floor": "-" if r.noise_floor is None else f"{r.noise_floor:.1%}",
+        "mde": fmt_mde(r.mde), "mean_ratio": fmt_ratio(r.mean_ratio),
+        "equivalence": fmt_interval(r.equivalence_low, r.equivalence_high),
+        "equivalence_level": f"{r.equivalence_confidence:.2%}" if r.equivalence_confidence else "-",
+        "pairs_needed": r.pairs_needed, "rank_test": "Wilcoxon signed-rank on pairs" if r.paired
+        else "Mann-Whitney on forks",
         "order": " ".join(r.order) or "-", "time": format_duration(r.time_s),
         "confirmations": ", ".join(v.value for v in r.confirmations), "looks": looks,
         "distribution_svg": distribution, "fork_means_svg": fork_means,
@@ -107,8 +114,10 @@ def _section(index: int, r: BenchmarkComparison) -> dict[str, Any]:
 def _design_text(c: Comparison) -> str:
     d = c.design
     if d.get("fixed_sample"):
-        return f"fixed sample (stored runs), {float(d['confidence']):.0%} confidence intervals"
-    parts = [f"{float(d['confidence']):.0%} repeated confidence intervals" if "confidence" in d else "",
+        return (f"fixed sample of two stored runs (unpaired), {float(d['confidence']):.1%} intervals for changes, "
+                f"{float(d.get('equivalence_confidence', d['confidence'])):.0%} for 'unchanged'")
+    parts = [f"{float(d['confidence']):.1%} repeated confidence intervals for changes" if "confidence" in d else "",
+             f"{float(d['equivalence_confidence']):.0%} for 'unchanged'" if "equivalence_confidence" in d else "",
              f"{d['spending']} alpha spending" if "spending" in d else "",
              f"{d['min_pairs']}–{d['max_pairs']} fork pairs" if "min_pairs" in d else "",
              f"rank test α = {d['rank_alpha']}" if "rank_alpha" in d else "",

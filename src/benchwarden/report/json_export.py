@@ -1,4 +1,8 @@
-"""JSON export of a comparison (format ``benchwarden-comparison``, version 1): ``compare --json``.
+"""JSON export of a comparison (format ``benchwarden-comparison``, version 2): ``compare --json``.
+
+Version 2 (the paired log-scale verdict): ``ratio`` is the robust estimate, ``mean_ratio`` the ratio
+of means; ``equivalence`` is the interval "unchanged" is judged on; ``mde`` and ``pairs_needed``;
+``outliers``; ``noise_floor`` is gone (the threshold is ``min_change``).
 
 Everything the verdicts were decided from is included — ratios and intervals, p-values,
 thresholds, the look trail, the fork-level measurements (ns/op) — so another tool can
@@ -15,7 +19,7 @@ from typing import Any
 from benchwarden.compare.result import BenchmarkComparison, Comparison
 
 FORMAT = "benchwarden-comparison"
-VERSION = 1
+VERSION = 2
 
 
 def _finite(value: float | None) -> float | None:
@@ -27,7 +31,11 @@ def benchmark_to_dict(r: BenchmarkComparison) -> dict[str, Any]:
         "suite": r.suite, "benchmark": r.key, "mode": r.mode, "unit": r.unit, "direction": r.direction.value,
         "verdict": r.verdict.value, "ratio": _finite(r.ratio), "ci": [_finite(r.ci_low), _finite(r.ci_high)]
         if r.ci_low is not None else None, "confidence": r.confidence, "change": _finite(r.display_change()),
-        "p_value": r.p_value, "threshold": r.threshold, "noise_floor": r.noise_floor, "min_change": r.min_change,
+        "mean_ratio": _finite(r.mean_ratio),
+        "equivalence": [_finite(r.equivalence_low), _finite(r.equivalence_high)]
+        if r.equivalence_low is not None else None, "equivalence_confidence": r.equivalence_confidence,
+        "p_value": r.p_value, "threshold": r.threshold, "min_change": r.min_change, "mde": _finite(r.mde),
+        "pairs_needed": r.pairs_needed, "paired": r.paired, "outliers": list(r.outliers),
         "forks": {"base": len(r.base_ns), "candidate": len(r.candidate_ns)}, "order": list(r.order),
         "time_s": round(r.time_s, 3), "confirmations": [v.value for v in r.confirmations],
         "message": r.message, "warnings": list(r.warnings),

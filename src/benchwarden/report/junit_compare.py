@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from benchwarden.compare.result import BenchmarkComparison, Comparison
 from benchwarden.compare.verdict import Verdict
-from benchwarden.report.comparison_table import fmt_change, fmt_interval, fmt_p, fmt_ratio, fmt_threshold
+from benchwarden.report.comparison_table import fmt_change, fmt_interval, fmt_mde, fmt_p, fmt_ratio, fmt_threshold
 from benchwarden.report.junit import JUnitCase, Outcome, junit_xml
 
 _OUTCOME: dict[Verdict, Outcome] = {
@@ -24,7 +24,7 @@ def _summary(r: BenchmarkComparison) -> str:
         return f"{r.verdict.value}: {r.message or 'no data'}"
     return (f"{r.verdict.value}: ratio {fmt_ratio(r.ratio)} {fmt_interval(r.ci_low, r.ci_high)} "
             f"({fmt_change(r)}), p = {fmt_p(r.p_value)}, threshold {fmt_threshold(r.threshold)}, "
-            f"{len(r.base_ns)}+{len(r.candidate_ns)} forks")
+            f"detectable ≥ {fmt_mde(r.mde)}, {len(r.base_ns)}+{len(r.candidate_ns)} forks")
 
 
 def _case(r: BenchmarkComparison) -> JUnitCase:

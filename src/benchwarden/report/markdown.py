@@ -40,9 +40,9 @@ def _design_line(c: Comparison) -> str:
     bits = []
     if isinstance(confidence, float):
         kind = "fixed-sample" if d.get("fixed_sample") else "repeated (sequential)"
-        bits.append(f"{confidence:.0%} {kind} confidence intervals")
+        bits.append(f"{confidence:.1%} {kind} confidence intervals")
     if isinstance(d.get("min_change"), float):
-        bits.append(f"threshold ≥ {d['min_change']:.0%} or the benchmark's noise floor")
+        bits.append(f"threshold {d['min_change']:.1%}")
     bits.append(f"{format_duration(c.machine_time_s)} of forks")
     return (f"**base** {md_text(c.base.label)} → **candidate** {md_text(c.candidate.label)}  \n"
             + " · ".join(bits))
@@ -73,6 +73,6 @@ def comparison_markdown(c: Comparison) -> bytes:
         out.append(f"- {md_text(name)}: {where}, not compared")
     if c.failed_suites or c.unmatched:
         out.append("")
-    out.append("<sub>ratio = candidate / base time per operation (> 1 = slower); "
-               "change in the benchmark's own unit.</sub>")
+    out.append("<sub>ratio = candidate / base time per operation (> 1 = slower); change in the benchmark's own "
+               "unit; MDE = the smallest change these forks could have detected (80 % power).</sub>")
     return ("\n".join(out) + "\n").encode()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchwarden.compare.settings import CompareSettings, min_pairs_for_rank_test, parse_fraction
+from benchwarden.compare.settings import CompareSettings, parse_fraction
 from benchwarden.config import load_config
 from benchwarden.errors import ConfigError
 
@@ -20,12 +20,19 @@ def test_bad_fractions(value):
         parse_fraction(value)
 
 
-def test_rank_test_minimum_pairs():
-    # exact two-sided Mann-Whitney minimum p = 2 / C(2n, n): 0.1 (n=3), 0.0286 (4), 0.0079 (5)
-    assert min_pairs_for_rank_test(0.05) == 4
-    assert min_pairs_for_rank_test(0.01) == 5
-    assert CompareSettings(max_forks=3, min_forks=2).warnings()
-    assert not CompareSettings().warnings()
+def test_defaults_and_up_front_warnings():
+    settings = CompareSettings()
+    assert (settings.min_change, settings.confidence, settings.equivalence_confidence) == (0.03, 0.995, 0.95)
+    assert (settings.min_forks, settings.max_forks) == (4, 20)
+    assert CompareSettings(max_forks=4, min_forks=2).warnings()  # an outlying fork could never be left out
+    assert not settings.warnings()
+
+
+@pytest.mark.parametrize("key", ["noise_floor", "n_resamples"])
+def test_removed_keys_are_refused_with_the_reason(tmp_path, key):
+    config = _config(tmp_path, f"[compare]\n{key} = true\n" if key == "noise_floor" else f"[compare]\n{key} = 2000\n")
+    with pytest.raises(ConfigError, match=f"{key} was removed"):
+        config.section("compare", CompareSettings)
 
 
 def _config(tmp_path, body: str):
