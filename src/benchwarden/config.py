@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -29,10 +28,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from benchwarden.adapters import REGISTRY
 from benchwarden.adapters.base import SuiteContext
 from benchwarden.errors import ConfigError
+# re-exported: where the config file and the store are (light, no pydantic; see locations.py)
+from benchwarden.locations import CONFIG_NAME as CONFIG_NAME
+from benchwarden.locations import DEFAULT_STORE as DEFAULT_STORE
+from benchwarden.locations import find_config as find_config
+from benchwarden.locations import read_toml, store_url_from_table
+from benchwarden.locations import resolve_store_url as resolve_store_url
+from benchwarden.locations import store_location as store_location
 from benchwarden.units import parse_duration_s
 
-CONFIG_NAME = "benchwarden.toml"
-DEFAULT_STORE = ".benchwarden/results.db"
 
 #: adapter-specific keys each kind accepts in its suite table (they land in SuiteContext.options)
 ADAPTER_OPTIONS: dict[str, frozenset[str]] = {
@@ -98,7 +102,8 @@ MAX_COUNT = 1_000_000
 class _Strict(BaseModel):
     # strict: TOML has real types, so `iterations = true` or `forks = { min = 1.5 }` is a mistake, not a 1;
     # no nan/inf: every number must be finite (durations are checked by parse_duration_s)
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False,
+                              defer_build=True)
 
 
 class RangeModel(_Strict):
@@ -239,7 +244,7 @@ class SettingsModel(_Strict):
 
 
 class SuiteModel(SettingsModel):
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, defer_build=True)
 
     kind: str
     path: str = "."
@@ -294,12 +299,8 @@ def _check_regex(pattern: str) -> None:
         raise ValueError(f"not a valid regular expression: {exc}") from None
 
 
-class StoreModel(_Strict):
-    url: str | None = None
-
-
 class FileModel(_Strict):
-    store: StoreModel = Field(default_factory=StoreModel)
+    store: Any = Field(default_factory=dict)  # validated by locations.store_url_from_table (no pydantic needed)
     defaults: SettingsModel = Field(default_factory=SettingsModel)
     suites: dict[str, SuiteModel] = Field(default_factory=dict)
     # Tables owned by one command each; validated by that command's own package (compare, spl, assess)
@@ -436,8 +437,7 @@ class Config:
         try:
             return model.model_validate(dict(self.sections.get(name, {})))
         except ValidationError as exc:
-            err = _config_error(exc, self.path)
-            raise ConfigError(err.message, str(self.path), f"{name}.{err.key}" if err.key else name) from None
+            raise _config_error(exc, self.path, table=name) from None
 
     @property
     def root(self) -> Path:
@@ -454,30 +454,10 @@ class Config:
         return [self.suites[n] for n in names]
 
 
-def find_config(start: Path | None = None) -> Path:
-    """The nearest ``benchwarden.toml`` in ``start`` or its parents; ConfigError if there is none."""
-    here = (start or Path.cwd()).resolve()
-    for directory in (here, *here.parents):
-        candidate = directory / CONFIG_NAME
-        if candidate.is_file():
-            return candidate
-    raise ConfigError(f"no {CONFIG_NAME} found in {here} or any parent directory "
-                      f"(create one with `benchwarden init`, or pass --config PATH)")
-
-
 def load_config(path: Path | None = None, start: Path | None = None) -> Config:
     """Read, validate and resolve a config file. Raises ConfigError naming the file, key and expectation."""
     cfg_path = (path if path is not None else find_config(start)).resolve()
-    try:
-        text = cfg_path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError("file does not exist", str(cfg_path)) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror}", str(cfg_path)) from None
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"not valid TOML: {exc}", str(cfg_path)) from None
+    raw = read_toml(cfg_path)
     try:
         model = FileModel.model_validate(raw)
     except ValidationError as exc:
@@ -485,9 +465,10 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
     return _resolve(model, cfg_path)
 
 
-def _config_error(exc: ValidationError, path: Path) -> ConfigError:
+def _config_error(exc: ValidationError, path: Path, table: str | None = None) -> ConfigError:
+    """The first validation error as a ConfigError naming the key (prefixed by ``table`` for a table's model)."""
     first = exc.errors()[0]
-    key = ".".join(str(p) for p in first["loc"]) or None
+    key = ".".join([*([table] if table else []), *(str(p) for p in first["loc"])]) or None
     msg = first["msg"]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
@@ -567,17 +548,6 @@ def _resolve(model: FileModel, path: Path) -> Config:
         settings = _merge(defaults, sm)
         settings = replace(settings, overrides=_overrides(settings, sm))
         suites[name] = Suite(context=ctx, settings=settings)
-    store_url = model.store.url or DEFAULT_STORE
+    store_url = store_url_from_table(model.store, path)
     sections = {"compare": model.compare, "check": model.check, "assess": model.assess}
-    return Config(path=path, store_url=resolve_store_url(store_url, path.parent), suites=suites, sections=sections)
-
-
-def resolve_store_url(url_or_path: str, base: Path) -> str:
-    """A SQLAlchemy URL stays as is; a plain path becomes an absolute SQLite path relative to ``base``."""
-    if "://" in url_or_path:
-        return url_or_path
-    p = Path(url_or_path).expanduser()
-    if not p.is_absolute():
-        p = base / p
-    return str(p.resolve())
-
+    return Config(path=path, store_url=store_url, suites=suites, sections=sections)

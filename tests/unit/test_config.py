@@ -196,3 +196,29 @@ def test_check_reuse_zero_means_never():
     from benchwarden.spl.settings import CheckModel
 
     assert CheckModel.model_validate({"reuse": 0}).reuse == 0.0
+
+
+def test_store_location_reads_only_the_store_table_and_agrees_with_load_config(tmp_path):
+    from benchwarden.locations import store_location
+
+    path = _write(tmp_path, GOOD)
+    assert store_location(path) == load_config(path).store_url == str((tmp_path / "data/results.db").resolve())
+    # a problem elsewhere in the file does not stop commands that only need the store
+    broken = _write(tmp_path, GOOD + "\n[suites.bad]\nkind = \"nope\"\n")
+    assert store_location(broken) == str((tmp_path / "data/results.db").resolve())
+    with pytest.raises(ConfigError):
+        load_config(broken)
+    _write(tmp_path, "[suites.x]\nkind = \"command\"\ncommands = { a = \"true\" }\n")
+    assert store_location(path) == load_config(path).store_url == str(tmp_path / ".benchwarden" / "results.db")
+
+
+@pytest.mark.parametrize("table, key", [("[store]\nurl = 3\n", "store.url"), ("[store]\nurl = \"\"\n", "store.url"),
+                                        ("[store]\npath = \"x.db\"\n", "store.path"), ("store = 1\n", "store")])
+def test_bad_store_table_names_the_key(tmp_path, table, key):
+    from benchwarden.locations import store_location
+
+    path = _write(tmp_path, table)
+    for read in (store_location, load_config):
+        with pytest.raises(ConfigError) as info:
+            read(path)
+        assert info.value.key == key, (read, str(info.value))

@@ -8,6 +8,7 @@ typed errors, commands return an exit status.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import signal
 import sys
 from pathlib import Path
@@ -21,7 +22,48 @@ from benchwarden.errors import BenchwardenError
 from benchwarden.report.escaping import visible
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+#: subcommand -> (module under benchwarden.cli, attribute, one-line help for `benchwarden --help`), in help order.
+#: Modules are imported only when their command runs (or shows its own --help), so `benchwarden --help` and light
+#: commands start without numpy, scipy, matplotlib or SQLAlchemy (docs/performance.md, "Start-up").
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "init": ("init", "init_command", "Detect benchmark suites and write a commented benchwarden.toml."),
+    "run": ("run", "run_command", "Run benchmarks and store every iteration of every fork."),
+    "show": ("show", "show_command", "Show a stored run: mean, CI, CV and effort per benchmark."),
+    "runs": ("results", "runs_command", "List stored runs, newest first."),
+    "compare": ("compare", "compare_command", "Compare two versions: faster, slower, unchanged or inconclusive."),
+    "check": ("check", "check_command", "Check performance assertions (Stochastic Performance Logic)."),
+    "assess": ("assess", "assess_command", "Assess the suite: variability and API benchmarking score."),
+    "audit": ("audit", "audit_command", "Audit a project's JMH configuration: cost, defaults, findings."),
+    "replay": ("replay", "replay_command", "Simulate dynamic stopping on a stored wide static run."),
+    "export": ("results", "export_command", "Export a stored run as JSON."),
+    "import": ("results", "import_command", "Import results: a benchwarden export, JMH JSON or go test output."),
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use (click's documented LazyGroup pattern).
+
+    ``benchwarden --help`` lists :data:`COMMANDS` without importing any of them.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*COMMANDS, *(name for name in super().list_commands(ctx) if name not in COMMANDS)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return super().get_command(ctx, cmd_name)  # added with add_command (tests)
+        module, attribute, short_help = entry
+        command = getattr(importlib.import_module(f"benchwarden.cli.{module}"), attribute)
+        command.short_help = short_help
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, short) for name, (_, _, short) in COMMANDS.items()])
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="benchwarden")
 def cli() -> None:
     """benchwarden: run microbenchmark suites fast, compare versions soundly, assess the suite itself.
@@ -29,25 +71,6 @@ def cli() -> None:
     Works with JMH jars, `go test` benchmarks, asv-format Python suites and plain commands,
     configured in benchwarden.toml (create one with `benchwarden init`).
     """
-
-
-def _register() -> None:
-    from benchwarden.cli.assess import assess_command
-    from benchwarden.cli.audit import audit_command
-    from benchwarden.cli.check import check_command
-    from benchwarden.cli.compare import compare_command
-    from benchwarden.cli.init import init_command
-    from benchwarden.cli.replay import replay_command
-    from benchwarden.cli.results import export_command, import_command, runs_command
-    from benchwarden.cli.run import run_command
-    from benchwarden.cli.show import show_command
-
-    for command in (init_command, run_command, show_command, runs_command, export_command, import_command,
-                    audit_command, replay_command, compare_command, check_command, assess_command):
-        cli.add_command(command)
-
-
-_register()
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:

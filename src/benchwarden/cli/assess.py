@@ -4,28 +4,19 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from benchwarden.report.escaping import rich_text
-from benchwarden.assess.campaign import AssessOptions, Campaign, SuiteAssessment
-from benchwarden.assess.export import assessment_to_json
-from benchwarden.assess.methods import AssessSettings, check_method
 from benchwarden.cli.common import ExitStatus, FiniteFloatRange, Invocation, common_options, parse_duration_option
 from benchwarden.cli.store_access import store_url_for
-from benchwarden.config import Config, Suite, load_config
 from benchwarden.errors import BenchwardenError, ConfigError, UsageError, in_suite
-from benchwarden.report.assess_html import assessment_html
-from benchwarden.report.assess_tables import (
-    abs_table,
-    cost_lines,
-    matrix_table,
-    methods_table,
-    smoke_lines,
-    variability_table,
-)
-from benchwarden.report.table import to_rich
-from benchwarden.store import open_store
+from benchwarden.report.escaping import rich_text
+
+if TYPE_CHECKING:
+    from benchwarden.assess.campaign import AssessOptions, SuiteAssessment
+    from benchwarden.assess.methods import AssessSettings
+    from benchwarden.config import Config, Suite
 
 SCRATCH_STORE = "assess-slowed.db"
 
@@ -51,6 +42,13 @@ def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, 
     real (Java agent, Go source rewrite, Python import hook), runs the benchmarks that reach it twice, and
     reports the API benchmarking score (Laaber & Leitner, MSR 2018) with a CI smoke subset and stubs.
     """
+    from benchwarden.assess.campaign import Campaign
+    from benchwarden.assess.export import assessment_to_json
+    from benchwarden.assess.methods import AssessSettings
+    from benchwarden.config import load_config
+    from benchwarden.report.assess_html import assessment_html
+    from benchwarden.store import open_store
+
     config = load_config(inv.config_path)
     settings = config.section("assess", AssessSettings)
     suites = _assessable(config, inv.suite)
@@ -105,6 +103,9 @@ def _assessable(config: Config, names: tuple[str, ...]) -> list[Suite]:
 
 def _options(settings: AssessSettings, suite: Suite, config: Config, inv: Invocation, runs, methods, top,
              slowdown, budget, rule) -> AssessOptions:
+    from benchwarden.assess.campaign import AssessOptions
+    from benchwarden.assess.methods import check_method
+
     chosen = list(methods) if methods else list(settings.methods)
     checked = []
     for m in chosen:
@@ -147,6 +148,10 @@ def _write_stubs(result: SuiteAssessment, directory: Path, inv: Invocation) -> N
 
 
 def _print(inv: Invocation, doc: dict) -> None:
+    from benchwarden.report.assess_tables import (abs_table, cost_lines, matrix_table, methods_table, smoke_lines,
+                                                  variability_table)
+    from benchwarden.report.table import to_rich
+
     c = inv.console
     c.print(f"[bold]suite {rich_text(doc['suite'])}[/bold] ({doc['kind']}): slowdown v = {doc['slowdown']['v']:.1%} "
             f"({rich_text(doc['slowdown']['source'])}); K′ from {rich_text(doc['methods']['source'])}")

@@ -6,16 +6,20 @@ from pathlib import Path
 
 import click
 
-from benchwarden.audit.apply import apply_suite, available_stop_policy
-from benchwarden.audit.findings import DEFAULT_GRID_THRESHOLD
-from benchwarden.audit.history import analyse_history
-from benchwarden.audit.project import AuditReport, audit_project, with_history
-from benchwarden.audit.render import build_tables, report_to_json, report_to_markdown, to_rich
-from benchwarden.report.escaping import visible
+from typing import TYPE_CHECKING
+
 from benchwarden.cli.common import Invocation, common_options
 from benchwarden.errors import StoreError
+from benchwarden.locations import CONFIG_NAME
+from benchwarden.report.escaping import visible
 
-CONFIG_NAME = "benchwarden.toml"
+if TYPE_CHECKING:
+    from benchwarden.audit.project import AuditReport
+
+#: parameter grids with more combinations than this are reported (audit.findings.DEFAULT_GRID_THRESHOLD, which
+#: imports tree-sitter; a test keeps the two equal)
+DEFAULT_GRID_THRESHOLD = 50
+
 
 
 def _observed_from_store(url: str) -> dict:
@@ -49,6 +53,8 @@ def _apply_target(explicit: str, inv: Invocation) -> Path:
 def _print(report: AuditReport, inv: Invocation, markdown: bool) -> None:
     if inv.json:
         return
+    from benchwarden.audit.render import build_tables, report_to_markdown, to_rich
+
     if markdown:
         inv.stdout.write(report_to_markdown(report))
         return
@@ -80,6 +86,11 @@ def audit_command(path: Path, markdown: bool, history: bool, apply_to: str | Non
     parser, the JMH version from Maven/Gradle build files, and reports each benchmark's estimated time under
     its own configuration, JMH's defaults and benchwarden's dynamic mode, with findings and their consequences.
     """
+    from benchwarden.audit.apply import apply_suite, available_stop_policy
+    from benchwarden.audit.history import analyse_history
+    from benchwarden.audit.project import audit_project, with_history
+    from benchwarden.audit.render import report_to_json
+
     observed = _observed_from_store(inv.store_url) if inv.store_url else None
     report = audit_project(path, jmh_version=jmh_version, grid_threshold=grid_threshold, observed=observed,
                            name_filter=inv.filter)

@@ -5,38 +5,23 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.text import Text
 
-from benchwarden.cli.common import ExitStatus, FiniteFloatRange, Invocation, common_options, parse_duration_option, with_bound_flags
-from benchwarden.cli.live import LiveProgress
+from benchwarden.cli.common import (ExitStatus, FiniteFloatRange, Invocation, common_options, parse_duration_option,
+                                    with_bound_flags)
 from benchwarden.cli.store_access import store_url_for
-from benchwarden.config import Config, Suite, load_config
 from benchwarden.errors import BenchwardenError, UsageError
 from benchwarden.report.escaping import visible
-from benchwarden.report.junit import junit_xml
-from benchwarden.report.table import to_rich
-from benchwarden.runner.progress import ProgressListener
-from benchwarden.spl.discover import discover
-from benchwarden.spl.evaluate import CheckOutcome, Checker
-from benchwarden.spl.expand import ExpandedAssertion
-from benchwarden.spl.interpretations import INTERPRETATIONS
-from benchwarden.spl.logic import Verdict
-from benchwarden.spl.report import (
-    STYLE,
-    assertion_header,
-    comparison_table,
-    expansion_lines,
-    instance_table,
-    junit_cases,
-    suite_prefix,
-    summary_line,
-    to_json,
-    warnings_of,
-)
-from benchwarden.spl.settings import CheckModel, CheckSettings
-from benchwarden.store import open_store
+from benchwarden.spl.settings import INTERPRETATIONS
+
+if TYPE_CHECKING:
+    from benchwarden.config import Config
+    from benchwarden.spl.evaluate import CheckOutcome, Checker
+    from benchwarden.spl.expand import ExpandedAssertion
+    from benchwarden.spl.settings import CheckModel, CheckSettings
 
 
 @click.command("check")
@@ -69,6 +54,15 @@ def check_command(inv: Invocation, files, junit_path, strict, interpretation, al
     Exit status: 0 every assertion holds (or is undecided), 1 an assertion fails (or, with --strict,
     is undecided), 2 an error (bad assertion, build or benchmark failure).
     """
+    from benchwarden.cli.live import LiveProgress
+    from benchwarden.config import load_config
+    from benchwarden.report.junit import junit_xml
+    from benchwarden.runner.progress import ProgressListener
+    from benchwarden.spl.evaluate import Checker
+    from benchwarden.spl.report import junit_cases, to_json
+    from benchwarden.spl.settings import CheckModel, CheckSettings
+    from benchwarden.store import open_store
+
     config = load_config(inv.config_path)
     model: CheckModel = config.section("check", CheckModel)  # type: ignore[assignment]
     settings = CheckSettings.from_model(model).with_overrides(
@@ -103,6 +97,8 @@ def check_command(inv: Invocation, files, junit_path, strict, interpretation, al
 
 def _assertions(inv: Invocation, config: Config, model: CheckModel, checker: Checker, files,
                 settings: CheckSettings) -> list[ExpandedAssertion]:
+    from benchwarden.spl.discover import discover
+
     def jars():
         out = []
         for name in checker.catalog.suites:
@@ -129,6 +125,11 @@ def _assertions(inv: Invocation, config: Config, model: CheckModel, checker: Che
 
 
 def _print(inv: Invocation, outcome: CheckOutcome, junit_path: Path | None) -> None:
+    from benchwarden.report.table import to_rich
+    from benchwarden.spl.logic import Verdict
+    from benchwarden.spl.report import (STYLE, assertion_header, comparison_table, expansion_lines, instance_table,
+                                        suite_prefix, summary_line, warnings_of)
+
     console = inv.console
     prefix = suite_prefix(outcome)
     for result in outcome.assertions:
@@ -150,6 +151,8 @@ def _print(inv: Invocation, outcome: CheckOutcome, junit_path: Path | None) -> N
 
 
 def _exit_status(outcome: CheckOutcome, strict: bool) -> int:
+    from benchwarden.spl.logic import Verdict
+
     if outcome.errors:
         return ExitStatus.ERROR
     verdict = outcome.verdict

@@ -16,12 +16,14 @@ import json
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import TYPE_CHECKING, Any, Callable, TextIO
 
 import click
-from rich.console import Console
 
-from benchwarden.config import RunSettings, Suite
+if TYPE_CHECKING:  # heavy modules are imported where they are used (start-up time, docs/performance.md)
+    from rich.console import Console
+
+    from benchwarden.config import RunSettings, Suite
 
 
 class ExitStatus(enum.IntEnum):
@@ -48,11 +50,15 @@ class Invocation:
     @functools.cached_property
     def console(self) -> Console:
         """Human output: stdout normally, stderr under --json (stdout then carries only JSON)."""
+        from rich.console import Console
+
         stream = self.stderr if self.json else self.stdout
         return Console(file=stream, highlight=False, soft_wrap=False, width=_width(stream), emoji=False)
 
     @functools.cached_property
     def err_console(self) -> Console:
+        from rich.console import Console
+
         return Console(file=self.stderr, highlight=False, width=_width(self.stderr), emoji=False)
 
     def emit_json(self, payload: Any) -> None:

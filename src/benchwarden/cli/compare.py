@@ -10,31 +10,21 @@ that could not be compared — the gate cannot vouch for what it did not measure
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from pydantic import ValidationError
 
 from benchwarden.cli.common import ExitStatus, FiniteFloatRange, Invocation, common_options, parse_duration_option, with_bound_flags
 from benchwarden.cli.store_access import store_url_for
-from benchwarden.compare.result import BenchmarkComparison, Comparison, Look
-from benchwarden.compare.schedule import CompareListener
-from benchwarden.compare.sequential import SequentialDesign
-from benchwarden.compare.session import SessionOptions, run_comparison
-from benchwarden.compare.settings import CompareSettings
-from benchwarden.compare.sources import Sources, from_artifacts, from_revisions, parse_env_assignments, with_variants
-from benchwarden.compare.stored import compare_runs
-from benchwarden.config import Config, Suite, find_config, load_config
 from benchwarden.errors import ConfigError, UsageError
-from benchwarden.model import ForkResult, StopDecision
-from benchwarden.report.comparison_table import comparison_table, fmt_interval, fmt_mde, fmt_p, fmt_ratio
 from benchwarden.report.escaping import visible
-from benchwarden.report.json_export import comparison_to_dict
-from benchwarden.report.junit_compare import comparison_junit
-from benchwarden.report.markdown import comparison_markdown
-from benchwarden.report.table import fmt_number, to_rich
-from benchwarden.revisions import WORKTREE
-from benchwarden.store import open_store
-from benchwarden.units import format_duration, from_ns_per_op
+from benchwarden.units import format_duration
+
+if TYPE_CHECKING:
+    from benchwarden.compare.result import Comparison
+    from benchwarden.compare.settings import CompareSettings
+    from benchwarden.compare.sources import Sources
+    from benchwarden.config import Config, Suite
 
 
 @click.command("compare")
@@ -80,6 +70,11 @@ def compare_command(inv: Invocation, base, candidate, runs, artifacts, variant_e
     pairs until its verdict is settled or --max-forks is reached. Both versions' forks are stored
     (two runs), so `compare --runs` can analyse them again later.
     """
+    from benchwarden.cli.live import CompareProgressLines
+    from benchwarden.compare.schedule import CompareListener
+    from benchwarden.compare.session import SessionOptions, run_comparison
+    from benchwarden.store import open_store
+
     if runs and artifacts:
         raise UsageError("--runs and --artifacts exclude each other")
     config = _config(inv, required=not runs)
@@ -98,7 +93,7 @@ def compare_command(inv: Invocation, base, candidate, runs, artifacts, variant_e
             suites = [with_bound_flags(s, warmup=warmup, iterations=iterations, iteration_time=iteration_time) for s in config.select(inv.suite)]
             sources = _sources(config, suites, base, candidate, artifacts, variant_env, variant_jvm_arg, base_env,
                                base_jvm_arg)
-            listener = CompareListener() if quiet else _ProgressLines(inv)
+            listener = CompareListener() if quiet else CompareProgressLines(inv.err_console)
             options = SessionOptions(settings=settings, cli_filter=inv.filter, seed=seed, label=label)
             comparison = run_comparison(sources, store, options, listener=listener)
     finally:
@@ -110,6 +105,8 @@ def compare_command(inv: Invocation, base, candidate, runs, artifacts, variant_e
 
 
 def _config(inv: Invocation, required: bool) -> Config | None:
+    from benchwarden.config import find_config, load_config
+
     if required or inv.config_path is not None:
         return load_config(inv.config_path)
     try:
@@ -120,6 +117,10 @@ def _config(inv: Invocation, required: bool) -> Config | None:
 
 
 def _settings(config: Config | None, **overrides) -> CompareSettings:
+    from pydantic import ValidationError
+
+    from benchwarden.compare.settings import CompareSettings
+
     base = config.section("compare", CompareSettings) if config is not None else CompareSettings()
     given = {k: v for k, v in overrides.items() if v is not None}
     if not given:
@@ -134,6 +135,9 @@ def _settings(config: Config | None, **overrides) -> CompareSettings:
 
 def _sources(config: Config, suites: list[Suite], base, candidate, artifacts, variant_env, variant_jvm_arg,
              base_env, base_jvm_arg) -> Sources:
+    from benchwarden.compare.sources import from_artifacts, from_revisions, parse_env_assignments, with_variants
+    from benchwarden.revisions import WORKTREE
+
     variants = bool(variant_env or variant_jvm_arg or base_env or base_jvm_arg)
     if artifacts:
         if not (base and candidate):
@@ -152,6 +156,8 @@ def _sources(config: Config, suites: list[Suite], base, candidate, artifacts, va
 
 
 def _compare_stored(store, base, candidate, settings: CompareSettings) -> Comparison:
+    from benchwarden.compare.stored import compare_runs
+
     if not (base and candidate):
         raise UsageError("--runs needs BASE and CANDIDATE: two stored runs (ids, latest, latest~N)")
     base_run = store.load_run(store.resolve_run(base))
@@ -167,7 +173,9 @@ def _default_report_path(config: Config | None, comparison: Comparison) -> Path:
 
 def _write_outputs(comparison: Comparison, markdown_path: Path | None, junit_path: Path | None,
                    html_path: Path) -> None:
-    from benchwarden.report.html import comparison_html  # matplotlib: imported only when a report is written
+    from benchwarden.report.html import comparison_html
+    from benchwarden.report.junit_compare import comparison_junit
+    from benchwarden.report.markdown import comparison_markdown
 
     for path, render in ((markdown_path, comparison_markdown), (junit_path, comparison_junit),
                          (html_path, comparison_html)):
@@ -181,6 +189,10 @@ def _write_outputs(comparison: Comparison, markdown_path: Path | None, junit_pat
 
 
 def _print(inv: Invocation, c: Comparison, report_path: Path) -> None:
+    from benchwarden.report.comparison_table import comparison_table
+    from benchwarden.report.json_export import comparison_to_dict
+    from benchwarden.report.table import to_rich
+
     if inv.json:
         inv.emit_json({**comparison_to_dict(c), "report": str(report_path)})
     console = inv.console
@@ -211,46 +223,3 @@ def _print(inv: Invocation, c: Comparison, report_path: Path) -> None:
     console.print(f"{counts}; {runs}; forks took {format_duration(c.machine_time_s)}"
                   + (f", wall {format_duration(c.elapsed_s)}" if c.elapsed_s else ""), markup=False)
     console.print(visible(f"report: {report_path}"), markup=False, highlight=False)
-
-
-class _ProgressLines(CompareListener):
-    """One line per fork pair and per look, on stderr."""
-
-    def __init__(self, inv: Invocation):
-        self.console = inv.err_console
-        self.pair_forks: dict[str, list[ForkResult]] = {}
-        self.orders: dict[str, tuple[str, str]] = {}
-
-    def session_started(self, benchmarks: int, design: SequentialDesign) -> None:
-        self.console.print(f"comparing {benchmarks} benchmark(s): fork pairs interleaved in random order, "
-                           f"{design.min_pairs}–{design.max_pairs} pairs each", markup=False)
-
-    def pair_started(self, key: str, pair: int, order: tuple[str, str]) -> None:
-        self.pair_forks[key] = []
-        self.orders[key] = order
-
-    def fork_finished(self, benchmark, fork: ForkResult) -> None:
-        key = benchmark.id.key
-        forks = self.pair_forks.setdefault(key, [])
-        forks.append(fork)
-        if len(forks) == 2:
-            parts = [f"{role} {self._fork_text(f, benchmark.unit)}" for role, f in zip(self.orders[key], forks)]
-            self.console.print(visible(f"  {key}  pair {fork.index}: {parts[0]}, then {parts[1]}"), markup=False,
-                               highlight=False)
-
-    def _fork_text(self, fork: ForkResult, unit: str) -> str:
-        if not fork.measurement:
-            return "failed"
-        mean = sum(fork.measurement_ns) / len(fork.measurement_ns)
-        return f"{fmt_number(from_ns_per_op(mean, unit))} {unit}"
-
-    def look_done(self, key: str, look: Look, decision: StopDecision) -> None:
-        action = "stop" if decision.stop else "continue"
-        self.console.print(visible(f"  {key}  look at {look.pairs} pairs: ratio {fmt_ratio(look.ratio)} "
-                           f"{fmt_interval(look.low, look.high)} at {look.confidence:.1%}, p {fmt_p(look.p_value)}"
-                           f", detectable ≥ {fmt_mde(look.mde)} → {look.verdict.value} ({action})"), markup=False,
-                           highlight=False)
-
-    def benchmark_compared(self, result: BenchmarkComparison) -> None:
-        self.console.print(visible(f"{result.name}: {result.verdict.value}"), markup=False, highlight=False,
-                           style="bold red" if result.verdict.value == "slower" else None)

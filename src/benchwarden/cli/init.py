@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from benchwarden.cli.common import ExitStatus, Invocation, common_options
-from benchwarden.config import CONFIG_NAME
+from benchwarden.locations import CONFIG_NAME
 from benchwarden.detect import detect_suites, render_config
 from benchwarden.errors import BenchwardenError
 from benchwarden.report.escaping import visible

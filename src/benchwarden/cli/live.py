@@ -12,9 +12,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from benchwarden.report.escaping import rich_text, visible
-from benchwarden.model import BenchmarkStatus, ForkStatus, Phase
+from benchwarden.compare.result import BenchmarkComparison, Look
+from benchwarden.compare.schedule import CompareListener
+from benchwarden.compare.sequential import SequentialDesign
+from benchwarden.model import BenchmarkStatus, ForkResult, ForkStatus, Phase, StopDecision
+from benchwarden.report.comparison_table import fmt_interval, fmt_mde, fmt_p, fmt_ratio
+from benchwarden.report.table import fmt_number
 from benchwarden.runner.progress import ProgressListener
-from benchwarden.units import format_duration
+from benchwarden.units import format_duration, from_ns_per_op
 
 
 class LiveProgress(ProgressListener):
@@ -79,3 +84,46 @@ class LiveProgress(ProgressListener):
                 self.console.print(f"[yellow]! {rich_text(str(result.benchmark.id))}: {rich_text(d.warning)}[/yellow]")
         if result.status is BenchmarkStatus.OK:
             self._update("")
+
+
+class CompareProgressLines(CompareListener):
+    """One line per fork pair and per look, on stderr."""
+
+    def __init__(self, console: Console):
+        self.console = console
+        self.pair_forks: dict[str, list[ForkResult]] = {}
+        self.orders: dict[str, tuple[str, str]] = {}
+
+    def session_started(self, benchmarks: int, design: SequentialDesign) -> None:
+        self.console.print(f"comparing {benchmarks} benchmark(s): fork pairs interleaved in random order, "
+                           f"{design.min_pairs}–{design.max_pairs} pairs each", markup=False)
+
+    def pair_started(self, key: str, pair: int, order: tuple[str, str]) -> None:
+        self.pair_forks[key] = []
+        self.orders[key] = order
+
+    def fork_finished(self, benchmark, fork: ForkResult) -> None:
+        key = benchmark.id.key
+        forks = self.pair_forks.setdefault(key, [])
+        forks.append(fork)
+        if len(forks) == 2:
+            parts = [f"{role} {self._fork_text(f, benchmark.unit)}" for role, f in zip(self.orders[key], forks)]
+            self.console.print(visible(f"  {key}  pair {fork.index}: {parts[0]}, then {parts[1]}"), markup=False,
+                               highlight=False)
+
+    def _fork_text(self, fork: ForkResult, unit: str) -> str:
+        if not fork.measurement:
+            return "failed"
+        mean = sum(fork.measurement_ns) / len(fork.measurement_ns)
+        return f"{fmt_number(from_ns_per_op(mean, unit))} {unit}"
+
+    def look_done(self, key: str, look: Look, decision: StopDecision) -> None:
+        action = "stop" if decision.stop else "continue"
+        self.console.print(visible(f"  {key}  look at {look.pairs} pairs: ratio {fmt_ratio(look.ratio)} "
+                           f"{fmt_interval(look.low, look.high)} at {look.confidence:.1%}, p {fmt_p(look.p_value)}"
+                           f", detectable ≥ {fmt_mde(look.mde)} → {look.verdict.value} ({action})"), markup=False,
+                           highlight=False)
+
+    def benchmark_compared(self, result: BenchmarkComparison) -> None:
+        self.console.print(visible(f"{result.name}: {result.verdict.value}"), markup=False, highlight=False,
+                           style="bold red" if result.verdict.value == "slower" else None)

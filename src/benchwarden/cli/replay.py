@@ -13,14 +13,17 @@ from dataclasses import replace
 import click
 
 from benchwarden.report.escaping import rich_text
+from typing import TYPE_CHECKING
+
 from benchwarden.cli.common import ExitStatus, FiniteFloatRange, Invocation, common_options
 from benchwarden.cli.store_access import store_for
 from benchwarden.config import CRITERIA, CRITERION_DEFAULTS, check_criterion
 from benchwarden.errors import UsageError
-from benchwarden.replay import STUDY_BOUNDS, AAOptions, Baseline, ReplayConfig, ReplayEvaluation, replay_run
 from benchwarden.report.table import Column, TableModel, fmt_number, fmt_percent, to_rich
-from benchwarden.runner.engine import compile_filters
-from benchwarden.runner.policy import Bounds
+
+if TYPE_CHECKING:
+    from benchwarden.replay import ReplayConfig, ReplayEvaluation
+    from benchwarden.runner.policy import Bounds
 
 STUDY_NOTE = ("Laaber et al. (FSE 2020), 10 Java projects, 1-s iterations, bare metal: time saved 48.4–86.0 % per "
               "project (CV 82.0 %, RCIW 66.2 %, KLD 79.5 % overall); A/A same 78.8 % (CV), 79.6 % (KLD), 87.6 % "
@@ -57,6 +60,8 @@ def _thresholds(ctx, param, values):
 def build_configs(criteria_sets: list[list[str]], thresholds: dict[str, list[float]], window: int | None,
                   bounds: Bounds) -> list[ReplayConfig]:
     """One configuration per criteria set × combination of its criteria's thresholds (pure; UsageError on bad input)."""
+    from benchwarden.replay import ReplayConfig
+
     configs = []
     for names in criteria_sets:
         per_criterion = []
@@ -110,6 +115,10 @@ def replay_command(inv: Invocation, run: str | None, criteria_sets, thresholds, 
     Compared with the baseline (per fork: drop --baseline-warmup iterations, keep the rest): time saved,
     A/A test (the ratio-of-means interval contains 1), mean change rate, shares below 1/2/3 %.
     """
+    from benchwarden.replay import STUDY_BOUNDS, AAOptions, Baseline, replay_run
+    from benchwarden.runner.engine import compile_filters
+    from benchwarden.runner.policy import Bounds
+
     s = STUDY_BOUNDS
     bounds = Bounds(warmup[0] if warmup else s.warmup_min, warmup[1] if warmup else s.warmup_max,
                     iterations or s.iterations, forks[0] if forks else s.forks_min, forks[1] if forks else s.forks_max)

@@ -8,11 +8,9 @@ from pathlib import Path
 import click
 
 from benchwarden.cli.common import ExitStatus, Invocation, common_options
-from benchwarden.cli.store_access import store_for
+from benchwarden.cli.store_access import store_for, store_url_for
 from benchwarden.errors import ImportFormatError
 from benchwarden.report.escaping import visible
-from benchwarden.report.table import Column, TableModel, to_rich
-from benchwarden.store import export_run_json, import_run_json
 
 
 @click.command("runs")
@@ -20,8 +18,14 @@ from benchwarden.store import export_run_json, import_run_json
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
 def runs_command(inv: Invocation, limit: int) -> int:
     """List stored runs, newest first."""
-    with store_for(inv) as store:
-        runs = store.list_runs(limit=limit)
+    from benchwarden.report.table import Column, TableModel, to_rich
+    from benchwarden.store.listing import list_runs_sqlite
+
+    url = store_url_for(inv)
+    runs = list_runs_sqlite(url, limit) if "://" not in url else None  # without SQLAlchemy when it can
+    if runs is None:
+        with store_for(inv) as store:
+            runs = store.list_runs(limit=limit)
     if inv.json:
         inv.emit_json([_summary_json(r) for r in runs])
         return ExitStatus.OK
@@ -48,6 +52,8 @@ def _summary_json(r) -> dict:
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="File to write (default: stdout).")
 def export_command(inv: Invocation, run: str | None, output: Path | None) -> int:
     """Export a stored run (default: the latest) as JSON (schema: docs/store.md)."""
+    from benchwarden.store import export_run_json
+
     with store_for(inv) as store:
         data = store.load_run(store.resolve_run(run))
     payload = export_run_json(data)
@@ -96,6 +102,8 @@ def read_results_file(path: Path, fmt: str, suite_name: str):
     if fmt == "auto":
         fmt = sniff_format(raw, path)
     if fmt == "benchwarden":
+        from benchwarden.store import import_run_json
+
         return import_run_json(raw, source=str(path))
     if fmt == "jmh":
         from benchwarden.adapters.jmh_output import load_jmh_json

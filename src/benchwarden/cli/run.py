@@ -4,26 +4,22 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import click
 
 from benchwarden import __version__
 from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option, with_bound_flags
-from benchwarden.cli.live import LiveProgress
-from benchwarden.cli.render import print_summaries
 from benchwarden.cli.store_access import store_url_for
-from benchwarden.cli.stopping import build_trails, print_stopping, reference_budgets, stopping_json
 from benchwarden.config import (CRITERIA, STOP_POLICIES, RunSettings, Suite, check_criterion, load_config,
                                 resolve_criteria)
-from benchwarden.environment import git_state, machine_info
 from benchwarden.errors import BenchwardenError, ConfigError, in_suite
-from benchwarden.model import RunMeta, RunStatus
 from benchwarden.report.escaping import visible
-from benchwarden.report.summary import summarize_benchmark
-from benchwarden.runner.engine import Runner, plan_run
-from benchwarden.runner.progress import ProgressListener
-from benchwarden.store import open_store
 from benchwarden.units import format_duration
+
+if TYPE_CHECKING:
+    from benchwarden.model import RunMeta
+    from benchwarden.runner.progress import ProgressListener
 
 
 @dataclass(frozen=True)
@@ -85,6 +81,15 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
     decided by the stop policy. Every fork is stored as soon as it ends, so an interrupted run loses
     no completed fork: finish it with `benchwarden run --resume`.
     """
+    from benchwarden.cli.live import LiveProgress
+    from benchwarden.cli.render import print_summaries
+    from benchwarden.cli.stopping import build_trails, print_stopping, reference_budgets, stopping_json
+    from benchwarden.model import RunStatus
+    from benchwarden.report.summary import summarize_benchmark
+    from benchwarden.runner.engine import Runner, plan_run
+    from benchwarden.runner.progress import ProgressListener
+    from benchwarden.store import open_store
+
     config = load_config(inv.config_path)
     store = open_store(store_url_for(inv))
     try:
@@ -200,6 +205,9 @@ def _suites_from_snapshot(config, snapshot, run_id: int) -> tuple[list[Suite], s
 
 
 def _meta(config, suites, cli_filter, toolchain, label) -> RunMeta:
+    from benchwarden.environment import git_state, machine_info
+    from benchwarden.model import RunMeta
+
     commit, dirty = git_state(config.root)
     return RunMeta(created_at=time.time(), tool_version=__version__, commit=commit, dirty=dirty,
                    machine=machine_info(), toolchain=dict(toolchain), config=_snapshot(config, suites, cli_filter),

@@ -8,12 +8,8 @@ from typing import Mapping
 import click
 
 from benchwarden.cli.common import ExitStatus, FiniteFloatRange, Invocation, common_options
-from benchwarden.cli.render import print_summaries
-from benchwarden.cli.stopping import build_trails, print_stopping, reference_budgets, settings_from_snapshot, stopping_json
 from benchwarden.cli.store_access import store_for
 from benchwarden.report.escaping import visible
-from benchwarden.report.summary import summarize_benchmark
-from benchwarden.runner.engine import compile_filters
 from benchwarden.units import format_duration
 
 
@@ -30,6 +26,12 @@ def show_command(inv: Invocation, run: str | None, confidence: float, details: b
     budgets; --details adds every checkpoint. RUN is a run id, `latest`, or `latest~N` (the N-th run
     before the latest).
     """
+    from benchwarden.cli.render import print_summaries
+    from benchwarden.cli.stopping import (build_trails, print_stopping, reference_budgets, settings_from_snapshot,
+                                          stopping_json)
+    from benchwarden.report.summary import summarize_benchmark
+    from benchwarden.runner.engine import compile_filters
+
     with store_for(inv) as store:
         run_id = store.resolve_run(run)
         data = store.load_run(run_id)

@@ -46,10 +46,9 @@ import numpy as np
 from scipy import stats as sps
 
 from benchwarden.spl.logic import Verdict
+from benchwarden.spl.settings import DEFAULT_RESAMPLES, INTERPRETATIONS
 from benchwarden.stats import hierarchical_bootstrap_means
 
-INTERPRETATIONS = ("quick", "parametric", "bootstrap")
-DEFAULT_RESAMPLES = 10_000
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from benchwarden.spl.interpretations import DEFAULT_RESAMPLES, INTERPRETATIONS
 from benchwarden.units import parse_duration_s
+
+#: the statistical interpretations of SPL relations (implemented in :mod:`benchwarden.spl.interpretations`)
+INTERPRETATIONS = ("quick", "parametric", "bootstrap")
+DEFAULT_RESAMPLES = 10_000
 
 DEFAULT_REUSE_S = 24 * 3600.0
 

@@ -32,9 +32,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from benchwarden.errors import StoreError
-
-#: the schema version this code writes
-SCHEMA_VERSION = 1
+from benchwarden.store.version import SCHEMA_VERSION as SCHEMA_VERSION  # the version this code writes
 
 metadata = sa.MetaData()
 

@@ -45,25 +45,10 @@ from benchwarden.model import (
 )
 from benchwarden.store import records
 from benchwarden.store.engine import BEGIN_MODE_OPTION, create_store_engine, display_url, parse_location
+from benchwarden.store.listing import LIST_RUNS_SQL, RunSummary, run_summary
 from benchwarden.store.schema import benchmarks, ensure_schema, forks, iterations, runs
 
 _RUN_REF = re.compile(r"^(?:latest(?:~(?P<back>\d+))?|(?P<id>\d+))$")
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    """One line of ``list_runs``: a run without its measurements."""
-
-    id: int
-    created_at: float  # epoch seconds
-    finished_at: float | None  # None while running, after kill -9, or for imported runs
-    status: RunStatus
-    label: str | None
-    commit: str | None
-    dirty: bool | None
-    tool_version: str
-    n_benchmarks: int
-    n_forks: int
 
 
 def open_store(url_or_path: str | Path) -> Store:
@@ -217,19 +202,11 @@ class Store:
         return _assemble_run(run_row, bench_rows, fork_rows, it_rows)
 
     def list_runs(self, limit: int = 50) -> list[RunSummary]:
-        """The ``limit`` most recently stored runs, newest first."""
-        n_bench = (sa.select(sa.func.count()).select_from(benchmarks)
-                   .where(benchmarks.c.run_id == runs.c.id).scalar_subquery())
-        n_forks = (sa.select(sa.func.count()).select_from(forks.join(benchmarks, forks.c.benchmark_id == benchmarks.c.id))
-                   .where(benchmarks.c.run_id == runs.c.id).scalar_subquery())
-        query = (sa.select(runs.c.id, runs.c.created_at, runs.c.finished_at, runs.c.status, runs.c.label,
-                           runs.c.commit, runs.c.dirty, runs.c.tool_version, n_bench, n_forks)
-                 .order_by(runs.c.id.desc()).limit(limit))
+        """The ``limit`` most recently stored runs, newest first (the statement is shared with the sqlite3
+        fast path of :mod:`benchwarden.store.listing`)."""
         with self._read() as conn:
-            rows = conn.execute(query).all()
-        return [RunSummary(id=r[0], created_at=r[1], finished_at=r[2], status=RunStatus(r[3]), label=r[4],
-                           commit=r[5], dirty=r[6], tool_version=r[7], n_benchmarks=r[8], n_forks=r[9])
-                for r in rows]
+            rows = conn.execute(sa.text(LIST_RUNS_SQL), {"limit": limit}).all()
+        return [run_summary(row) for row in rows]
 
     def latest_run_id(self, status: RunStatus | None = None) -> int | None:
         """Id of the most recently stored run (optionally with ``status``), or None."""
