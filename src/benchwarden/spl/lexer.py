@@ -13,13 +13,14 @@ Lexical rules (docs/spl.md, "Lexical structure"):
   (```wordstat-cli:top```, ```BenchmarkTokenize/size=100```);
 * after ``@`` comes a revision: any run of characters up to whitespace or one of ``()[]{},;#<>=*+``
   (``HEAD``, ``HEAD~1``, ``v2.0.0``, ``6a49ef6``, ``release/2.0``), or a quoted string;
-* numbers are decimal (``12``, ``1.05``, ``.5``, ``1e3``); a number glued to a unit is a duration
-  (``2ms``, ``1.5us``, ``3s``);
+* numbers are decimal in ASCII digits (``12``, ``1.05``, ``.5``, ``1e3``); a number glued to a unit is a
+  duration (``2ms``, ``1.5us``, ``3s``);
 * strings are in double or single quotes with ``\\`` escapes (``\\n \\t \\\\ \\" \\'``).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -32,7 +33,8 @@ KEYWORDS = frozenset({"and", "or", "not", "for", "exists", "in", "using", "SELF"
 
 _NAME_START = re.compile(r"[A-Za-z_$]")
 _SEGMENT = re.compile(r"[A-Za-z0-9_$]+")
-_NUMBER = re.compile(r"(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_DIGITS = frozenset("0123456789")  # ASCII only: str.isdigit() is also true of '²' and '٣', which are not SPL numbers
 _UNIT = re.compile(r"[A-Za-zµμ]+")
 _REVISION = re.compile(r"[^\s()\[\]{},;#<>=*+\"'`]+")
 _OPERATORS = (":=", "<=", ">=", "==", "<", ">", "=", "*", "+", "-", "(", ")", "{", "}", ",", ";", ":", "@")
@@ -155,7 +157,7 @@ class Lexer:
             return self._string(start)
         if ch == "`":
             return self._quoted_ref(start)
-        if ch.isdigit() or (ch == "." and self.text[start + 1:start + 2].isdigit()):
+        if ch in _DIGITS or (ch == "." and self.text[start + 1:start + 2] in _DIGITS):
             return self._number(start)
         if _NAME_START.match(ch):
             return self._name(start)
@@ -211,9 +213,12 @@ class Lexer:
 
     def _number(self, start: int) -> Token:
         m = _NUMBER.match(self.text, start)
-        assert m is not None  # the caller saw a digit
+        if m is None:  # pragma: no cover - the caller saw an ASCII digit, which always starts a number
+            raise self.error("expected a number")
         self.pos = m.end()
         number = float(m.group())
+        if not math.isfinite(number):
+            raise self.error(f"number too large: {m.group()[:20]}{'...' if len(m.group()) > 20 else ''}", start)
         unit = _UNIT.match(self.text, self.pos)
         if unit:
             if unit.group() not in DURATION_UNITS_NS:
@@ -223,7 +228,7 @@ class Lexer:
             return self._make("duration", start, number * DURATION_UNITS_NS[unit.group()])
         if self.pos < len(self.text) and (self.text[self.pos].isalnum() or self.text[self.pos] in "_$"):
             raise self.error(f"a number cannot be followed by {self.text[self.pos]!r}", self.pos)
-        value: float | int = int(m.group()) if m.group().isdigit() else number
+        value: float | int = int(m.group()) if set(m.group()) <= _DIGITS else number
         return self._make("number", start, value)
 
     def _name(self, start: int) -> Token:

@@ -39,6 +39,10 @@ from benchwarden.spl.ast import (
 )
 from benchwarden.spl.lexer import SplSyntaxError, Token, tokenize
 
+#: deepest syntax tree accepted: nested parentheses, ``not``, quantifiers and chained operators (``a + b + c``
+#: is two levels) together.  Real assertions use a handful; the limit keeps every later stage, which walks the
+#: tree recursively, far from Python's recursion limit (300 nested parentheses used to be a RecursionError).
+MAX_DEPTH = 100
 _RELATION_OPS = ("<=", ">=", "<", ">", "=")
 _RELATIONS_TEXT = "a relation (<=, >=, <, >, =)"
 _TERM_START = ("name", "qref")
@@ -52,6 +56,7 @@ class Parser:
         self.source = source
         self.tokens = tokenize(text, source)
         self.i = 0
+        self.depth = 0  # nesting of the construct being parsed (see MAX_DEPTH)
 
     # -- helpers -------------------------------------------------------------------------------------
 
@@ -77,6 +82,21 @@ class Parser:
         where = f" after {after.describe()}" if after is not None else ""
         return SplSyntaxError(self.source, t.line, t.column, f"expected {expected}{where}, found {t.describe()}",
                               self.text)
+
+    def nested(self, rule, *args):
+        """Parse ``rule(*args)`` one level deeper; a SplSyntaxError at the current token past :data:`MAX_DEPTH`."""
+        if self.depth >= MAX_DEPTH:
+            raise self.too_deep(self.tok)
+        self.depth += 1
+        try:
+            return rule(*args)
+        finally:
+            self.depth -= 1
+
+    def too_deep(self, tok: Token) -> SplSyntaxError:
+        return SplSyntaxError(self.source, tok.line, tok.column,
+                              f"the assertion is nested too deeply (more than {MAX_DEPTH} levels of parentheses, "
+                              "'not', quantifiers and operators); split it with aliases or 'and'", self.text)
 
     def is_op(self, *ops: str) -> bool:
         return self.tok.kind == "op" and self.tok.value in ops
@@ -173,7 +193,7 @@ class Parser:
         values = self.value_set()
         if self.is_op(":"):
             self.advance()
-        body = self.formula()
+        body = self.nested(self.formula)
         return Quantifier(str(start.value), var, values, body, self.span(start))
 
     def value_set(self) -> tuple[Literal, ...]:
@@ -224,14 +244,14 @@ class Parser:
     def negation(self) -> Formula:
         if self.is_keyword("not"):
             start = self.advance()
-            return Not(self.formula_operand(self.negation), self.span(start))
+            return Not(self.nested(self.formula_operand, self.negation), self.span(start))
         return self.primary()
 
     def primary(self) -> Formula:
         if self.is_keyword("for", "exists"):
             return self.quantifier()
         if self.is_op("("):
-            return self.parenthesised()
+            return self.nested(self.parenthesised)
         return self.relation()
 
     def parenthesised(self) -> Formula:
@@ -274,7 +294,8 @@ class Parser:
         left = self.product()
         while self.is_op("+", "-"):
             op = str(self.advance().value)
-            left = BinOp(op, left, self.product(), self.span(start))
+            left = BinOp(op, left, self.nested(self.product), self.span(start))
+            self._check_depth(left)
         return left
 
     def product(self) -> Expr:
@@ -282,8 +303,14 @@ class Parser:
         left = self.atom()
         while self.is_op("*"):
             self.advance()
-            left = BinOp("*", left, self.atom(), self.span(start))
+            left = BinOp("*", left, self.nested(self.atom), self.span(start))
+            self._check_depth(left)
         return left
+
+    def _check_depth(self, node: Expr) -> None:
+        """A chain ``a + b + ...`` nests to the left: each operator is one level more below the current one."""
+        if self.depth + _expr_depth(node) > MAX_DEPTH:
+            raise self.too_deep(self.tokens[self.i - 1])
 
     def atom(self) -> Expr:
         tok = self.tok
@@ -297,7 +324,7 @@ class Parser:
             return self.term()
         if self.is_op("("):
             self.advance()
-            inner = self.expression()
+            inner = self.nested(self.expression)
             self.expect_op(")", "')'")
             return inner
         raise self.error("a benchmark, an alias, a number or a duration",
@@ -345,6 +372,19 @@ class Parser:
             return VarRef(tok.text, self.span(tok))
         raise self.error("an argument (a number, a \"string\" or a quantifier variable)",
                          after=self.tokens[self.i - 1])
+
+
+def _expr_depth(node: Expr) -> int:
+    """Levels of an expression tree, counted without recursion (the tree may be the deep one being refused)."""
+    deepest = 0
+    stack: list[tuple[Expr, int]] = [(node, 1)]
+    while stack:
+        current, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(current, BinOp):
+            stack.append((current.left, level + 1))
+            stack.append((current.right, level + 1))
+    return deepest
 
 
 def parse(text: str, source: str = "<input>") -> Program:
