@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
 
+from benchwarden import jsontext
+
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "target", "build", ".venv", "venv", "vendor", ".benchwarden",
              "__pycache__", ".gradle", ".idea", ".tox", "dist"}
 _GO_BENCH = re.compile(r"^func\s+Benchmark\w*\s*\(\s*\w+\s+\*testing\.B\s*\)", re.MULTILINE)
@@ -92,8 +94,8 @@ def detect_suites(root: Path) -> list[DetectedSuite]:
                                          note="Gradle JMH plugin: set artifact to the jar `jmhJar` produces"))
         if "asv.conf.json" in names:
             try:
-                conf = json.loads(_strip_json_comments(_read(directory / "asv.conf.json")))
-            except json.JSONDecodeError:
+                conf = jsontext.loads(_strip_json_comments(_read(directory / "asv.conf.json")))
+            except jsontext.JsonTextError:
                 conf = {}
             bench_dir = str(conf.get("benchmark_dir", "benchmarks"))
             python.append(DetectedSuite(name="", kind="python", path=_rel(directory, root),

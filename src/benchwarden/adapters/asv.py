@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping
 
+from benchwarden import jsontext
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
 from benchwarden.adapters.process import LineTimeout, ManagedProcess, capture, require_tool, run_build
 from benchwarden.errors import ConfigError, ForkFailed, ListingFailed, ToolchainMissing
@@ -124,8 +125,8 @@ def _asv_conf_benchmark_dir(root: Path) -> str | None:
     if not conf.is_file():
         return None
     try:
-        data = json.loads(_JSON_LINE_COMMENT.sub("", conf.read_text(encoding="utf-8")))
-    except (OSError, ValueError) as exc:
+        data = jsontext.loads(_JSON_LINE_COMMENT.sub("", conf.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or jsontext.JsonTextError
         raise _config_error(f"cannot read asv configuration: {exc}", "benchmark_dir", str(conf)) from None
     value = data.get("benchmark_dir") if isinstance(data, dict) else None
     return value if isinstance(value, str) else None

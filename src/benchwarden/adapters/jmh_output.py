@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 import benchwarden
+from benchwarden import jsontext
 from benchwarden.errors import ForkFailed, ImportFormatError, ListingFailed
 from benchwarden.model import (
     Benchmark,
@@ -535,9 +536,9 @@ def import_jmh_json(text: str, path: str, suite: str = "jmh", created_at: float 
     the line of the offending entry and what was expected.
     """
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ImportFormatError(path, f"not valid JSON: {exc.msg}", exc.lineno) from None
+        doc = jsontext.loads(text, allow_nan=True)  # JMH writes NaN for an undefined score error
+    except jsontext.JsonTextError as exc:
+        raise ImportFormatError(path, exc.message, exc.line) from None
     if not isinstance(doc, list):
         raise ImportFormatError(path, "expected a JSON list of benchmark results (JMH -rf json)", 1)
     entry_lines = _entry_lines(text)

@@ -19,6 +19,7 @@ that must survive ``kill -9`` and be read while a run writes:
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,7 @@ def _sqlite_engine(url: URL, where: str) -> Engine:
         # one shared connection, otherwise every pooled connection is a different empty database
         kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
     else:
+        _refuse_empty_file(Path(database), where)
         try:
             Path(database).parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -91,6 +93,33 @@ def _sqlite_engine(url: URL, where: str) -> Engine:
     sa.event.listen(engine, "connect", _on_sqlite_connect)
     sa.event.listen(engine, "begin", _on_sqlite_begin)
     return engine
+
+
+#: how long an empty store file may stay empty before it is taken for a truncated one (see _refuse_empty_file)
+EMPTY_FILE_GRACE_S = 2.0
+
+
+def _refuse_empty_file(path: Path, where: str, grace_s: float = EMPTY_FILE_GRACE_S) -> None:
+    """An existing file of 0 bytes is not a store: SQLite would silently start a new, empty one in it.
+
+    A store being created is empty only between SQLite creating the file and setting WAL mode (which
+    writes the header, before any schema transaction): microseconds, but another process opening the
+    same new store at that moment sees it, so an empty file gets ``grace_s`` to grow.  One that stays
+    empty was truncated (a full disk, ``> results.db``) or is the wrong path: say so rather than carry
+    on as if the store had never held any runs.
+    """
+    deadline = time.monotonic() + grace_s
+    while True:
+        try:
+            if not (path.is_file() and path.stat().st_size == 0):
+                return
+        except OSError:
+            return  # unreadable: connecting will report it
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(0.02)
+    raise StoreError(f"store '{where}': the file is empty (0 bytes), not a benchwarden store; if it should "
+                     "hold results, it was truncated (restore it from a backup); to start a new store, delete it")
 
 
 def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:

@@ -23,7 +23,8 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from benchwarden.errors import ImportFormatError
+from benchwarden import jsontext
+from benchwarden.errors import ImportFormatError, clip
 from benchwarden.model import (
     Benchmark,
     BenchmarkId,
@@ -38,6 +39,7 @@ from benchwarden.model import (
     RunStatus,
 )
 from benchwarden.store import records
+from benchwarden.store.rows import MAX_TIMESTAMP
 
 FORMAT_NAME = "benchwarden-run"
 #: the format version this code writes
@@ -105,8 +107,19 @@ def _first_non_finite(data: RunData) -> str:
 
 # -- validation schema (mirrors docs/store.md) ------------------------------------------------------
 
+#: deepest nesting of arrays and objects accepted in a document (the format itself needs 6; the free-form
+#: ``config`` snapshot a few more).  Deeper documents are refused before anything recursive reads them.
+MAX_JSON_DEPTH = jsontext.MAX_DEPTH
+#: largest fork index accepted (the store keeps it in a 32-bit column on PostgreSQL)
+MAX_FORK_INDEX = 2**31 - 1
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+    # every number finite: JSON has no NaN, but Python's reader accepts the NaN and Infinity tokens
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+_Timestamp = Field(ge=0, le=MAX_TIMESTAMP)  # the store's contract (store.rows)
 
 
 class _Decision(_Strict):
@@ -124,10 +137,10 @@ class _Iteration(_Strict):
 
 
 class _Fork(_Strict):
-    index: int = Field(ge=1)
+    index: int = Field(ge=1, le=MAX_FORK_INDEX)
     status: Literal["complete", "failed"]
-    started_at: float
-    finished_at: float
+    started_at: float = _Timestamp
+    finished_at: float = _Timestamp
     message: str | None = None
     warmup_decisions: list[_Decision] = Field(default_factory=list)
     warmup: list[_Iteration] = Field(default_factory=list)
@@ -151,7 +164,7 @@ class _Benchmark(_Strict):
 
 class _Run(_Strict):
     status: Literal["running", "interrupted", "complete", "failed"]
-    created_at: float
+    created_at: float = _Timestamp
     label: str | None = None
     tool_version: str
     commit: str | None = None
@@ -190,18 +203,17 @@ def import_run_json(blob: bytes | str, source: str = "<json>") -> RunData:
 
 def _check_header(raw: bytes, source: str) -> int:
     try:
-        header = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ImportFormatError(source, f"not valid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
-    except UnicodeDecodeError as exc:
-        raise ImportFormatError(source, f"not UTF-8 text: {exc.reason}") from None
+        header = jsontext.loads(raw, max_depth=MAX_JSON_DEPTH)
+    except jsontext.JsonTextError as exc:
+        column = f" (column {exc.column})" if exc.column is not None else ""
+        raise ImportFormatError(source, f"{exc.message}{column}", line=exc.line) from None
     if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
         found = header.get("format") if isinstance(header, dict) else type(header).__name__
         raise ImportFormatError(source, f"not a benchwarden run export: expected \"format\": \"{FORMAT_NAME}\", "
-                                        f"found {found!r}")
+                                        f"found {clip(repr(found), 40)}")
     version = header.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise ImportFormatError(source, f"schema_version: expected a positive integer, found {version!r}")
+        raise ImportFormatError(source, f"schema_version: expected a positive integer, found {clip(repr(version), 40)}")
     if version > JSON_SCHEMA_VERSION:
         raise ImportFormatError(source, f"schema_version {version} was written by a newer benchwarden; this one "
                                         f"reads versions up to {JSON_SCHEMA_VERSION}")

@@ -14,10 +14,12 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Sequence
 from urllib.parse import quote
 
 from benchwarden.model import RunStatus
+from benchwarden.store import rows
 from benchwarden.store.version import SCHEMA_VERSION
 
 #: newest first; ``"commit"`` is quoted because COMMIT is an SQL keyword (SQLite and PostgreSQL alike)
@@ -48,11 +50,11 @@ class RunSummary:
 
 
 def run_summary(row: Sequence[Any]) -> RunSummary:
-    """A row of :data:`LIST_RUNS_SQL` as a RunSummary (``dirty`` arrives as 0/1 from SQLite)."""
-    return RunSummary(id=int(row[0]), created_at=float(row[1]), finished_at=None if row[2] is None else float(row[2]),
-                      status=RunStatus(row[3]), label=row[4], commit=row[5],
-                      dirty=None if row[6] is None else bool(row[6]), tool_version=row[7],
-                      n_benchmarks=int(row[8]), n_forks=int(row[9]))
+    """A row of :data:`LIST_RUNS_SQL` as a RunSummary, every field checked (:class:`~benchwarden.store.rows.CorruptRow`
+    names a damaged one; ``dirty`` arrives as 0/1 from SQLite)."""
+    named = SimpleNamespace(id=row[0], created_at=row[1], finished_at=row[2], status=row[3], label=row[4],
+                            commit=row[5], dirty=row[6], tool_version=row[7])
+    return RunSummary(id=int(row[0]), **rows.summary_fields(named), n_benchmarks=int(row[8]), n_forks=int(row[9]))
 
 
 def list_runs_sqlite(path: str | Path, limit: int) -> list[RunSummary] | None:

@@ -15,10 +15,8 @@ forks x 60 iterations loads in four queries.
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import time
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -31,19 +29,14 @@ from benchwarden.errors import StoreError
 from benchwarden.model import (
     Benchmark,
     BenchmarkId,
-    BenchmarkResult,
     BenchmarkStatus,
-    Direction,
     ForkResult,
-    ForkStatus,
-    IterationResult,
-    Phase,
     RunData,
     RunMeta,
     RunStatus,
     StopDecision,
 )
-from benchwarden.store import records
+from benchwarden.store import records, rows
 from benchwarden.store.engine import BEGIN_MODE_OPTION, create_store_engine, display_url, parse_location
 from benchwarden.store.listing import LIST_RUNS_SQL, RunSummary, run_summary
 from benchwarden.store.schema import benchmarks, ensure_schema, forks, iterations, runs
@@ -107,12 +100,18 @@ class Store:
         except sa.exc.SQLAlchemyError as exc:
             cause = getattr(exc, "orig", None) or exc
             raise StoreError(f"store '{self.url}': {type(cause).__name__}: {cause}".strip()) from exc
+        except rows.UnstorableValue as exc:
+            raise StoreError(f"store '{self.url}': not stored: {exc}") from None
+        except rows.CorruptRow as exc:
+            raise StoreError(f"store '{self.url}' holds a value benchwarden did not write: {exc} "
+                             "(edited by hand, or damaged? fix or delete that run)") from None
 
     # -- writing a run as it happens ------------------------------------------------------------
 
     def create_run(self, meta: RunMeta) -> int:
         """Insert a new run with status RUNNING; return its id."""
         with self._write() as conn:
+            rows.check_storable(meta)
             return self._insert_run(conn, meta, RunStatus.RUNNING)
 
     def add_benchmark(self, run_id: int, benchmark: Benchmark) -> None:
@@ -125,7 +124,7 @@ class Store:
             if found is None:
                 position = conn.execute(sa.select(sa.func.count()).select_from(benchmarks)
                                         .where(benchmarks.c.run_id == run_id)).scalar_one()
-                row = _benchmark_row(run_id, position, benchmark, None, None, ())
+                row = rows.benchmark_row(run_id, position, benchmark, None, None, ())
                 found = conn.execute(benchmarks.insert().values(row)).inserted_primary_key[0]
             self._benchmark_rows[(run_id, bid.suite, bid.key)] = int(found)
 
@@ -136,12 +135,13 @@ class Store:
         harmless).  Raises StoreError if the benchmark was not added to the run.
         """
         with self._write() as conn:
+            rows.check_storable(None, benchmark_id, fork)
             row_id = self._benchmark_row_id(conn, run_id, benchmark_id)
             conn.execute(forks.delete().where(forks.c.benchmark_id == row_id, forks.c.fork_index == fork.index))
-            fork_id = conn.execute(forks.insert().values(_fork_row(row_id, fork))).inserted_primary_key[0]
-            rows = _iteration_rows(fork_id, fork)
-            if rows:
-                conn.execute(iterations.insert(), rows)
+            fork_id = conn.execute(forks.insert().values(rows.fork_row(row_id, fork))).inserted_primary_key[0]
+            it_rows = rows.iteration_rows(fork_id, fork)
+            if it_rows:
+                conn.execute(iterations.insert(), it_rows)
 
     def finish_benchmark(self, run_id: int, benchmark_id: BenchmarkId, status: BenchmarkStatus,
                          message: str | None, fork_decisions: Sequence[StopDecision]) -> None:
@@ -168,13 +168,18 @@ class Store:
         (``records.UNFINISHED_MESSAGE``) is stored as unfinished again.
         """
         with self._write() as conn:
+            rows.check_storable(data.meta)
+            for result in data.results:
+                for fork in result.forks:
+                    rows.check_storable(None, result.benchmark.id, fork)
             run_id = self._insert_run(conn, data.meta, data.status)
-            bench_rows = [_benchmark_row(run_id, pos, r.benchmark, *_stored_status(r), r.fork_decisions)
+            bench_rows = [rows.benchmark_row(run_id, pos, r.benchmark, *rows.stored_status(r), r.fork_decisions)
                           for pos, r in enumerate(data.results)]
             bench_ids = _insert_returning_ids(conn, benchmarks, bench_rows)
             fork_pairs = [(bench_id, fork) for bench_id, r in zip(bench_ids, data.results) for fork in r.forks]
-            fork_ids = _insert_returning_ids(conn, forks, [_fork_row(b, f) for b, f in fork_pairs])
-            it_rows = [row for fork_id, (_, fork) in zip(fork_ids, fork_pairs) for row in _iteration_rows(fork_id, fork)]
+            fork_ids = _insert_returning_ids(conn, forks, [rows.fork_row(b, f) for b, f in fork_pairs])
+            it_rows = [row for fork_id, (_, fork) in zip(fork_ids, fork_pairs)
+                       for row in rows.iteration_rows(fork_id, fork)]
             if it_rows:
                 conn.execute(iterations.insert(), it_rows)
             return run_id
@@ -184,29 +189,29 @@ class Store:
     def load_run(self, run_id: int) -> RunData:
         """The whole run: benchmarks in insertion order, forks by index, iterations by phase and index."""
         with self._read() as conn:
-            run_row = conn.execute(sa.select(runs).where(runs.c.id == run_id)).one_or_none()
+            run_row = conn.execute(_select_as_text(runs).where(runs.c.id == run_id)).one_or_none()
             if run_row is None:
                 raise StoreError(f"store '{self.url}': run {run_id} not found")
-            bench_rows = conn.execute(sa.select(benchmarks).where(benchmarks.c.run_id == run_id)
+            bench_rows = conn.execute(_select_as_text(benchmarks).where(benchmarks.c.run_id == run_id)
                                       .order_by(benchmarks.c.position)).all()
             fork_rows = conn.execute(
-                sa.select(forks).join(benchmarks, forks.c.benchmark_id == benchmarks.c.id)
+                _select_as_text(forks).join(benchmarks, forks.c.benchmark_id == benchmarks.c.id)
                 .where(benchmarks.c.run_id == run_id).order_by(forks.c.benchmark_id, forks.c.fork_index)).all()
             it_rows = conn.execute(
-                sa.select(iterations.c.fork_id, iterations.c.phase, iterations.c.value_ns, iterations.c.raw_value,
-                          iterations.c.ops, sa.type_coerce(iterations.c.secondary, sa.Text))
+                sa.select(iterations.c.fork_id, iterations.c.phase, iterations.c.idx, iterations.c.value_ns,
+                          iterations.c.raw_value, iterations.c.ops, sa.type_coerce(iterations.c.secondary, sa.Text))
                 .join(forks, iterations.c.fork_id == forks.c.id)
                 .join(benchmarks, forks.c.benchmark_id == benchmarks.c.id)
                 .where(benchmarks.c.run_id == run_id)
                 .order_by(iterations.c.fork_id, iterations.c.phase, iterations.c.idx)).all()
-        return _assemble_run(run_row, bench_rows, fork_rows, it_rows)
+            return rows.assemble_run(run_row, bench_rows, fork_rows, it_rows)
 
     def list_runs(self, limit: int = 50) -> list[RunSummary]:
         """The ``limit`` most recently stored runs, newest first (the statement is shared with the sqlite3
         fast path of :mod:`benchwarden.store.listing`)."""
         with self._read() as conn:
-            rows = conn.execute(sa.text(LIST_RUNS_SQL), {"limit": limit}).all()
-        return [run_summary(row) for row in rows]
+            found = conn.execute(sa.text(LIST_RUNS_SQL), {"limit": limit}).all()
+            return [run_summary(row) for row in found]
 
     def latest_run_id(self, status: RunStatus | None = None) -> int | None:
         """Id of the most recently stored run (optionally with ``status``), or None."""
@@ -245,10 +250,11 @@ class Store:
         """Benchmarks added to the run but never finished, in insertion order (what ``--resume`` continues)."""
         with self._read() as conn:
             self._require_run(conn, run_id)
-            rows = conn.execute(sa.select(benchmarks.c.suite, benchmarks.c.name, benchmarks.c.params)
-                                .where(benchmarks.c.run_id == run_id, benchmarks.c.status.is_(None))
-                                .order_by(benchmarks.c.position)).all()
-        return [BenchmarkId(suite, name, records.params_from_json(params)) for suite, name, params in rows]
+            found = conn.execute(sa.select(benchmarks.c.id, benchmarks.c.suite, benchmarks.c.name,
+                                           sa.type_coerce(benchmarks.c.params, sa.Text).label("params"))
+                                 .where(benchmarks.c.run_id == run_id, benchmarks.c.status.is_(None))
+                                 .order_by(benchmarks.c.position)).all()
+            return [rows.benchmark_id(r) for r in found]
 
     def close(self) -> None:
         """Release every connection. The store must not be used afterwards."""
@@ -289,99 +295,22 @@ class Store:
         return int(found)
 
 
-# -- rows <-> model ------------------------------------------------------------------------------
-
-def _stored_status(result: BenchmarkResult) -> tuple[str | None, str | None]:
-    if result.status is BenchmarkStatus.OK and result.message == records.UNFINISHED_MESSAGE:
-        return None, None
-    return result.status.value, result.message
-
-
-def _benchmark_row(run_id: int, position: int, benchmark: Benchmark, status: str | None, message: str | None,
-                   fork_decisions: Sequence[StopDecision]) -> dict[str, Any]:
-    bid = benchmark.id
-    return {
-        "run_id": run_id, "position": position, "suite": bid.suite, "name": bid.name,
-        "params": records.params_to_json(bid.params), "key": bid.key, "mode": benchmark.mode,
-        "unit": benchmark.unit, "direction": benchmark.direction.value, "spec": dict(benchmark.spec),
-        "status": status, "message": message, "fork_decisions": records.decisions_to_json(fork_decisions),
-    }
+def _select_as_text(table: sa.Table) -> sa.Select[Any]:
+    """Every column of ``table``, JSON columns as their text: decoding (and checking) is rows' job, so a
+    damaged JSON value becomes an error naming its row instead of failing inside the driver."""
+    return sa.select(*(sa.type_coerce(c, _RAW[type(c.type)]).label(c.name) if type(c.type) in _RAW else c
+                       for c in table.columns))
 
 
-def _fork_row(benchmark_row_id: int, fork: ForkResult) -> dict[str, Any]:
-    return {
-        "benchmark_id": benchmark_row_id, "fork_index": fork.index, "status": fork.status.value,
-        "started_at": fork.started_at, "finished_at": fork.finished_at, "message": fork.message,
-        "warmup_decisions": records.decisions_to_json(fork.warmup_decisions),
-    }
+#: column types read as the driver returns them, checked by rows: JSON as text (a damaged JSON value fails in
+#: rows, naming its row, not inside the driver), booleans as stored (SQLite's 0/1; SQLAlchemy would read any
+#: text as True)
+_RAW: dict[type, Any] = {sa.JSON: sa.Text, sa.Boolean: sa.Integer}
 
 
-def _iteration_rows(fork_id: int, fork: ForkResult) -> list[dict[str, Any]]:
-    rows = []
-    for phase, its in ((Phase.WARMUP.value, fork.warmup), (Phase.MEASUREMENT.value, fork.measurement)):
-        for idx, it in enumerate(its):
-            rows.append({"fork_id": fork_id, "phase": phase, "idx": idx, "value_ns": it.value_ns,
-                         "raw_value": it.raw_value, "ops": it.ops, "secondary": records.secondary_to_json(it.secondary)})
-    return rows
-
-
-def _insert_returning_ids(conn: Connection, table: sa.Table, rows: list[dict[str, Any]]) -> list[int]:
-    """Bulk insert, returning the new primary keys in the order of ``rows``."""
-    if not rows:
+def _insert_returning_ids(conn: Connection, table: sa.Table, values: list[dict[str, Any]]) -> list[int]:
+    """Bulk insert, returning the new primary keys in the order of ``values``."""
+    if not values:
         return []
-    result = conn.execute(table.insert().returning(table.c.id, sort_by_parameter_order=True), rows)
+    result = conn.execute(table.insert().returning(table.c.id, sort_by_parameter_order=True), values)
     return [int(r[0]) for r in result]
-
-
-def _assemble_run(run_row: Any, bench_rows: Sequence[Any], fork_rows: Sequence[Any], it_rows: Sequence[Any]) -> RunData:
-    phases: dict[tuple[int, str], list[IterationResult]] = defaultdict(list)
-    decode = _SecondaryDecoder()
-    for fork_id, phase, value_ns, raw_value, ops, secondary in it_rows:
-        phases[(fork_id, phase)].append(IterationResult(value_ns, raw_value, ops, decode(secondary)))
-    forks_of: dict[int, list[ForkResult]] = defaultdict(list)
-    for f in fork_rows:
-        forks_of[f.benchmark_id].append(ForkResult(
-            index=f.fork_index, status=ForkStatus(f.status),
-            warmup=tuple(phases.get((f.id, Phase.WARMUP.value), ())),
-            measurement=tuple(phases.get((f.id, Phase.MEASUREMENT.value), ())),
-            started_at=f.started_at, finished_at=f.finished_at,
-            warmup_decisions=records.decisions_from_json(f.warmup_decisions), message=f.message))
-    results = tuple(_benchmark_result(b, forks_of.get(b.id, [])) for b in bench_rows)
-    meta = RunMeta(created_at=run_row.created_at, tool_version=run_row.tool_version, commit=run_row.commit,
-                   dirty=run_row.dirty, machine=run_row.machine, toolchain=run_row.toolchain,
-                   config=run_row.config, label=run_row.label)
-    return RunData(meta=meta, results=results, status=RunStatus(run_row.status), id=run_row.id)
-
-
-class _SecondaryDecoder:
-    """Decodes secondary-metric JSON, parsing each distinct text once.
-
-    Secondary metrics repeat heavily (Go's ``B/op``/``allocs/op`` are often
-    constant), and JSON parsing dominated loading a large run.  Each
-    iteration still gets its own dict.  Drivers that return JSON already
-    parsed (psycopg) pass straight through.
-    """
-
-    def __init__(self) -> None:
-        self._parsed: dict[str, dict[str, float]] = {}
-
-    def __call__(self, raw: str | dict[str, float] | None) -> dict[str, float]:
-        if raw is None:
-            return {}
-        if not isinstance(raw, str):
-            return dict(raw)
-        parsed = self._parsed.get(raw)
-        if parsed is None:
-            parsed = self._parsed[raw] = json.loads(raw) or {}  # JSON 'null' counts as none
-        return dict(parsed)
-
-
-def _benchmark_result(row: Any, fork_results: list[ForkResult]) -> BenchmarkResult:
-    benchmark = Benchmark(id=BenchmarkId(row.suite, row.name, records.params_from_json(row.params)),
-                          mode=row.mode, unit=row.unit, direction=Direction(row.direction), spec=row.spec)
-    if row.status is None:
-        status, message = BenchmarkStatus.OK, records.UNFINISHED_MESSAGE
-    else:
-        status, message = BenchmarkStatus(row.status), row.message
-    return BenchmarkResult(benchmark=benchmark, forks=tuple(fork_results), status=status, message=message,
-                           fork_decisions=records.decisions_from_json(row.fork_decisions))

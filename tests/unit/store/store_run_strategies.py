@@ -21,6 +21,7 @@ from benchwarden.model import (
 
 _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
 _finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
+_timestamp = st.floats(min_value=0, max_value=1e11)  # the store's contract (store.rows.MAX_TIMESTAMP)
 _positive = st.floats(min_value=1e-300, max_value=1e300, allow_nan=False, allow_infinity=False)
 _iteration = st.builds(IterationResult, value_ns=_positive, raw_value=_finite,
                        ops=st.none() | st.floats(min_value=0, max_value=1e18),
@@ -40,13 +41,13 @@ def runs(draw) -> RunData:
         forks = tuple(ForkResult(index=i, status=draw(st.sampled_from(ForkStatus)),
                                  warmup=tuple(draw(st.lists(_iteration, max_size=3))),
                                  measurement=tuple(draw(st.lists(_iteration, max_size=4))),
-                                 started_at=draw(_finite), finished_at=draw(_finite),
+                                 started_at=draw(_timestamp), finished_at=draw(_timestamp),
                                  warmup_decisions=tuple(draw(st.lists(_decision, max_size=2))),
                                  message=draw(st.none() | _text))
                       for i in range(1, draw(st.integers(0, 3)) + 1))
         results.append(BenchmarkResult(bench, forks, draw(st.sampled_from(BenchmarkStatus)), draw(st.none() | _text),
                                        tuple(draw(st.lists(_decision, max_size=2)))))
-    meta = RunMeta(created_at=draw(_finite), tool_version=draw(_text), commit=draw(st.none() | _text),
+    meta = RunMeta(created_at=draw(_timestamp), tool_version=draw(_text), commit=draw(st.none() | _text),
                    dirty=draw(st.none() | st.booleans()), machine=draw(st.dictionaries(_text, _text, max_size=3)),
                    toolchain=draw(st.dictionaries(_text, _text, max_size=3)),
                    config=draw(st.dictionaries(_text, st.none() | st.booleans() | st.integers() | _finite | _text,
