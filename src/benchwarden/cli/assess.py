@@ -22,7 +22,7 @@ SCRATCH_STORE = "assess-slowed.db"
 
 
 @click.command("assess")
-@common_options
+@common_options("config", "suite", "filter", "store", "json")
 @click.option("--runs", type=click.IntRange(min=2), help="Baseline runs for the variability (default 5, [assess] runs).")
 @click.option("--methods", "methods", multiple=True, metavar="METHOD",
               help="A method of K′ (repeatable); default: [assess] methods, else the most-called public methods.")

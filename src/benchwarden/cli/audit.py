@@ -38,6 +38,44 @@ def _observed_from_store(url: str) -> dict:
     return observed_seconds(runs)
 
 
+def _observed(inv: Invocation, project: Path) -> dict | None:
+    """Observed times from --store, else from the store of the audited project's config (--config, else the nearest
+    benchwarden.toml at or above PATH), when that store exists; None when there is none (audit creates no store)."""
+    from benchwarden.errors import ConfigError
+    from benchwarden.locations import find_config, store_location
+
+    if inv.store_url:
+        return _observed_from_store(inv.store_url)
+    if inv.config_path is not None and not inv.config_path.is_file():
+        return None  # --apply may be about to create it
+    try:
+        config = inv.config_path or find_config(project)
+    except ConfigError:
+        return None
+    url = store_location(config)
+    if "://" not in url and not Path(url).is_file():
+        return None
+    return _observed_from_store(url)
+
+
+def _audited_path(ctx: click.Context, path: Path, inv: Invocation) -> Path:
+    """PATH, or with ``--suite NAME`` the directory of that jmh suite in the config."""
+    if not inv.suite:
+        return path
+    from click.core import ParameterSource
+
+    from benchwarden.config import load_config
+
+    if ctx.get_parameter_source("path") is ParameterSource.COMMANDLINE:
+        raise click.UsageError("give PATH or --suite, not both")
+    if len(inv.suite) > 1:
+        raise click.UsageError("--suite: audit one suite at a time")
+    suite = load_config(inv.config_path).select(inv.suite)[0]
+    if suite.kind != "jmh":
+        raise click.UsageError(f"--suite {suite.name}: audit reads JMH projects; this suite is of kind {suite.kind!r}")
+    return suite.context.root
+
+
 def _apply_target(explicit: str, inv: Invocation) -> Path:
     if explicit:
         return Path(explicit)
@@ -77,21 +115,23 @@ def _print(report: AuditReport, inv: Invocation, markdown: bool) -> None:
 @click.option("--jmh-version", metavar="VERSION", help="JMH version to assume instead of reading build files.")
 @click.option("--grid-threshold", type=click.IntRange(min=1), default=DEFAULT_GRID_THRESHOLD, show_default=True,
               help="Report parameter grids with more combinations than this.")
-@common_options
+@common_options("config", "suite", "filter", "store", "json")
 def audit_command(path: Path, markdown: bool, history: bool, apply_to: str | None, suite_name: str | None,
                   jmh_version: str | None, grid_threshold: int, inv: Invocation) -> None:
-    """Audit the JMH configuration of the project in PATH (default: the current directory).
+    """Audit the JMH configuration of the project in PATH (default: the current directory, or --suite's).
 
     Reads @Benchmark methods and their @Fork/@Warmup/@Measurement/@BenchmarkMode/@Param settings with a Java
     parser, the JMH version from Maven/Gradle build files, and reports each benchmark's estimated time under
     its own configuration, JMH's defaults and benchwarden's dynamic mode, with findings and their consequences.
+    Observed times come from the project's result store (--store, else its config's) when it has runs.
     """
     from benchwarden.audit.apply import apply_suite, available_stop_policy
     from benchwarden.audit.history import analyse_history
     from benchwarden.audit.project import audit_project, with_history
     from benchwarden.audit.render import report_to_json
 
-    observed = _observed_from_store(inv.store_url) if inv.store_url else None
+    path = _audited_path(click.get_current_context(), path, inv)
+    observed = _observed(inv, path)
     report = audit_project(path, jmh_version=jmh_version, grid_threshold=grid_threshold, observed=observed,
                            name_filter=inv.filter)
     if history:

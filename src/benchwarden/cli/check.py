@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 @click.command("check")
 @click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@common_options
+@common_options("config", "suite", "filter", "store", "json")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path), help="Write JUnit XML here.")
 @click.option("--strict", is_flag=True, help="An undecided assertion fails the check too (exit 1).")
 @click.option("--interpretation", type=click.Choice(INTERPRETATIONS),

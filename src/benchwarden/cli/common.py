@@ -16,7 +16,7 @@ import json
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TextIO
 
 import click
 
@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # heavy modules are imported where they are used (start-up ti
     from rich.console import Console
 
     from benchwarden.config import RunSettings, Suite
+    from benchwarden.model import RunData
 
 
 class ExitStatus(enum.IntEnum):
@@ -61,6 +62,22 @@ class Invocation:
 
         return Console(file=self.stderr, highlight=False, width=_width(self.stderr), emoji=False)
 
+    def select_results(self, data: RunData) -> RunData:
+        """``data`` with only the benchmarks ``--suite`` and ``--filter`` select (for commands that read stored
+        runs); a usage error when ``--suite`` names a suite the run does not have."""
+        from dataclasses import replace as replace_
+
+        from benchwarden.runner.engine import compile_filters
+
+        present = {r.benchmark.id.suite for r in data.results}
+        missing = [s for s in self.suite if s not in present]
+        if missing:
+            raise click.UsageError(f"--suite {', '.join(missing)}: run {data.id} has no such suite "
+                                   f"(it has: {', '.join(sorted(present)) or 'no benchmarks'})")
+        keep = compile_filters(self.filter)
+        return replace_(data, results=tuple(r for r in data.results if keep(r.benchmark.id.key)
+                                            and (not self.suite or r.benchmark.id.suite in self.suite)))
+
     def emit_json(self, payload: Any) -> None:
         self.stdout.write(json.dumps(payload, indent=2, sort_keys=False, default=str))
         self.stdout.write("\n")
@@ -94,28 +111,70 @@ def _width(stream: TextIO) -> int | None:
     return None if (isatty is not None and isatty()) else 200
 
 
-def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Add ``--config --suite --filter --store --json`` and pass an :class:`Invocation` as ``inv``."""
+_COMMON = {
+    "config": click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
+                           help="benchwarden.toml to use (default: searched from the working directory upwards)."),
+    "suite": click.option("--suite", "suite", multiple=True, metavar="NAME",
+                          help="Only this suite (repeatable). Default: every suite in the config."),
+    "filter": click.option("--filter", "filter_", metavar="REGEX",
+                           help="Only benchmarks whose key matches this regular expression (re.search)."),
+    "store": click.option("--store", "store_url", metavar="URL",
+                          help="Result store: a SQLAlchemy URL or a path to a SQLite file (default: the config's "
+                               "[store], else .benchwarden/results.db next to the config)."),
+    "json": click.option("--json", "as_json", is_flag=True,
+                         help="Print the machine-readable result on stdout and nothing else there."),
+}
 
-    @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
-                  help="benchwarden.toml to use (default: searched from the working directory upwards).")
-    @click.option("--suite", "suite", multiple=True, metavar="NAME",
-                  help="Only this suite (repeatable). Default: every suite in the config.")
-    @click.option("--filter", "filter_", metavar="REGEX",
-                  help="Only benchmarks whose key matches this regular expression (re.search).")
-    @click.option("--store", "store_url", metavar="URL",
-                  help="Result store: a SQLAlchemy URL or a path to a SQLite file (default: .benchwarden/results.db next to the config).")
-    @click.option("--json", "as_json", is_flag=True, help="Print the machine-readable result on stdout and nothing else there.")
-    @functools.wraps(func)
-    def wrapper(*args: Any, config_path: Path | None, suite: tuple[str, ...], filter_: str | None,
-                store_url: str | None, as_json: bool, **kwargs: Any) -> Any:
-        ctx = click.get_current_context()
-        streams = ctx.obj or {}
-        inv = Invocation(config_path=config_path, suite=suite, filter=filter_, store_url=store_url, json=as_json,
-                         stdout=streams.get("stdout", sys.stdout), stderr=streams.get("stderr", sys.stderr))
-        return func(*args, inv=inv, **kwargs)
 
-    return wrapper
+def common_options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Add the shared options a command honours (any of ``config suite filter store json``, in that order) and
+    pass an :class:`Invocation` as ``inv``.
+
+    A command lists only the options it uses: one it does not list is not accepted at all (click's "no such
+    option", exit 2), so ``benchwarden runs --filter X`` is an error instead of being silently ignored.
+    """
+    unknown = set(names) - set(_COMMON)
+    if unknown or not names:
+        raise ValueError(f"common_options: unknown or no option names {sorted(unknown)}")
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def wrapper(*args: Any, config_path: Path | None = None, suite: tuple[str, ...] = (),
+                    filter_: str | None = None, store_url: str | None = None, as_json: bool = False,
+                    **kwargs: Any) -> Any:
+            ctx = click.get_current_context()
+            streams = ctx.obj or {}
+            inv = Invocation(config_path=config_path, suite=suite, filter=filter_, store_url=store_url,
+                             json=as_json, stdout=streams.get("stdout", sys.stdout),
+                             stderr=streams.get("stderr", sys.stderr))
+            return func(*args, inv=inv, **kwargs)
+
+        for name in reversed([n for n in _COMMON if n in names]):
+            wrapper = _COMMON[name](wrapper)
+        return wrapper
+
+    return decorate
+
+
+def given_options(ctx: click.Context, names: Iterable[str]) -> list[str]:
+    """The options among ``names`` (parameter names) that the user gave, as their flags (``--filter``)."""
+    from click.core import ParameterSource
+
+    by_name = {p.name: p for p in ctx.command.params}
+    found = []
+    for name in names:
+        source = ctx.get_parameter_source(name)
+        if source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
+            param = by_name[name]
+            found.append(param.opts[0] if param.opts else name)
+    return found
+
+
+def reject_options(ctx: click.Context, names: Iterable[str], reason: str) -> None:
+    """A usage error (exit 2) naming every option among ``names`` that was given; ``reason`` says why none apply."""
+    given = given_options(ctx, names)
+    if given:
+        raise click.UsageError(f"{', '.join(given)}: {reason}", ctx)
 
 
 def with_bound_flags(suite: Suite, forks: int | None = None, warmup: int | None = None,

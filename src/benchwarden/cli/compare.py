@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from benchwarden.cli.common import ExitStatus, FiniteFloatRange, Invocation, common_options, parse_duration_option, with_bound_flags
+from benchwarden.cli.common import (ExitStatus, FiniteFloatRange, Invocation, common_options, parse_duration_option,
+                                    reject_options, with_bound_flags)
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.errors import ConfigError, UsageError
 from benchwarden.report.escaping import visible
@@ -27,8 +28,13 @@ if TYPE_CHECKING:
     from benchwarden.config import Config, Suite
 
 
+#: options that only mean something when compare measures (rejected with --runs); parameter names
+_MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env", "base_jvm_arg", "min_forks",
+                      "max_forks", "confirm", "seed", "warmup", "iterations", "iteration_time", "label", "quiet")
+
+
 @click.command("compare")
-@common_options
+@common_options("config", "suite", "filter", "store", "json")
 @click.argument("base", required=False)
 @click.argument("candidate", required=False)
 @click.option("--runs", is_flag=True, help="BASE and CANDIDATE are stored runs (id, latest, latest~N): analyse them, "
@@ -75,8 +81,10 @@ def compare_command(inv: Invocation, base, candidate, runs, artifacts, variant_e
     from benchwarden.compare.session import SessionOptions, run_comparison
     from benchwarden.store import open_store
 
-    if runs and artifacts:
-        raise UsageError("--runs and --artifacts exclude each other")
+    if runs:
+        reject_options(click.get_current_context(), _MEASURING_OPTIONS,
+                       "--runs analyses two stored runs and measures nothing; these options apply only when "
+                       "compare runs the benchmarks")
     config = _config(inv, required=not runs)
     settings = _settings(config, min_change=min_change, confidence=confidence, min_forks=min_forks,
                          max_forks=max_forks, confirm=confirm)
@@ -85,9 +93,7 @@ def compare_command(inv: Invocation, base, candidate, runs, artifacts, variant_e
     store = open_store(store_url_for(inv))
     try:
         if runs:
-            if variant_env or variant_jvm_arg or base_env or base_jvm_arg:
-                raise UsageError("--runs analyses stored runs; variants cannot be applied to them")
-            comparison = _compare_stored(store, base, candidate, settings)
+            comparison = _compare_stored(inv, store, base, candidate, settings)
         else:
             assert config is not None
             suites = [with_bound_flags(s, warmup=warmup, iterations=iterations, iteration_time=iteration_time) for s in config.select(inv.suite)]
@@ -155,13 +161,14 @@ def _sources(config: Config, suites: list[Suite], base, candidate, artifacts, va
                          base_env=parse_env_assignments(base_env, "--base-env"), base_jvm_args=tuple(base_jvm_arg))
 
 
-def _compare_stored(store, base, candidate, settings: CompareSettings) -> Comparison:
+def _compare_stored(inv: Invocation, store, base, candidate, settings: CompareSettings) -> Comparison:
+    """``--runs``: the two stored runs, restricted to what --suite and --filter select, analysed."""
     from benchwarden.compare.stored import compare_runs
 
     if not (base and candidate):
         raise UsageError("--runs needs BASE and CANDIDATE: two stored runs (ids, latest, latest~N)")
-    base_run = store.load_run(store.resolve_run(base))
-    candidate_run = store.load_run(store.resolve_run(candidate))
+    base_run = inv.select_results(store.load_run(store.resolve_run(base)))
+    candidate_run = inv.select_results(store.load_run(store.resolve_run(candidate)))
     return compare_runs(base_run, candidate_run, settings)
 
 

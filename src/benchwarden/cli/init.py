@@ -14,7 +14,7 @@ from benchwarden.report.escaping import visible
 
 
 @click.command("init")
-@common_options
+@common_options("config", "json")
 @click.argument("path", type=click.Path(path_type=Path, file_okay=False, exists=True), default=".")
 @click.option("--force", is_flag=True, help=f"Overwrite an existing {CONFIG_NAME}.")
 @click.option("--print", "print_only", is_flag=True, help="Print the config instead of writing it.")

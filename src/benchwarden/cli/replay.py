@@ -84,7 +84,7 @@ def build_configs(criteria_sets: list[list[str]], thresholds: dict[str, list[flo
 
 
 @click.command("replay")
-@common_options
+@common_options("config", "suite", "filter", "store", "json")
 @click.argument("run", required=False)
 @click.option("--criteria", "criteria_sets", multiple=True, metavar="LIST",
               help="A criteria set to simulate, e.g. cv or rciw,kld (all must agree); repeatable. "
@@ -116,7 +116,6 @@ def replay_command(inv: Invocation, run: str | None, criteria_sets, thresholds, 
     A/A test (the ratio-of-means interval contains 1), mean change rate, shares below 1/2/3 %.
     """
     from benchwarden.replay import STUDY_BOUNDS, AAOptions, Baseline, replay_run
-    from benchwarden.runner.engine import compile_filters
     from benchwarden.runner.policy import Bounds
 
     s = STUDY_BOUNDS
@@ -129,12 +128,9 @@ def replay_command(inv: Invocation, run: str | None, criteria_sets, thresholds, 
     with store_for(inv) as store:
         run_id = store.resolve_run(run)
         data = store.load_run(run_id)
-    keep_key = compile_filters(inv.filter)
-    keep = (lambda key: keep_key(key))
-    if inv.suite:
-        data = replace(data, results=tuple(r for r in data.results if r.benchmark.id.suite in inv.suite))
+    data = inv.select_results(data)
     evaluations = replay_run(data, configs, Baseline(baseline_warmup, baseline_iterations),
-                             AAOptions(confidence=confidence, method=method, resamples=resamples), keep)
+                             AAOptions(confidence=confidence, method=method, resamples=resamples))
     usable = [e for e in evaluations if e.benchmarks]
     if not usable:
         reasons = {why for e in evaluations for _, why in e.skipped}

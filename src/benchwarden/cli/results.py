@@ -14,7 +14,7 @@ from benchwarden.report.escaping import visible
 
 
 @click.command("runs")
-@common_options
+@common_options("config", "store", "json")
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
 def runs_command(inv: Invocation, limit: int) -> int:
     """List stored runs, newest first."""
@@ -47,7 +47,7 @@ def _summary_json(r) -> dict:
 
 
 @click.command("export")
-@common_options
+@common_options("config", "store")
 @click.argument("run", required=False)
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="File to write (default: stdout).")
 def export_command(inv: Invocation, run: str | None, output: Path | None) -> int:
@@ -71,7 +71,7 @@ FORMATS = ("auto", "benchwarden", "jmh", "go")
 
 
 @click.command("import")
-@common_options
+@common_options("config", "store", "json")
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
               help="benchwarden JSON export, JMH JSON result (-rf json), or `go test -bench` text output.")

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 import click
 
 from benchwarden import __version__
-from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option, with_bound_flags
+from benchwarden.cli.common import (ExitStatus, Invocation, common_options, parse_duration_option, reject_options,
+                                    with_bound_flags)
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.config import (CRITERIA, STOP_POLICIES, RunSettings, Suite, check_criterion, load_config,
                                 resolve_criteria)
@@ -54,8 +55,13 @@ def _thresholds(ctx, param, values):
     return tuple(parsed)
 
 
+#: options that shape a new run; a resumed run keeps those it was started with (parameter names)
+_RUN_SHAPING_OPTIONS = ("suite", "filter_", "forks", "warmup", "iterations", "iteration_time", "stop", "criteria",
+                        "thresholds", "window", "label")
+
+
 @click.command("run")
-@common_options
+@common_options("config", "suite", "filter", "store", "json")
 @click.option("--forks", type=click.IntRange(min=1), help="Static number of forks (sets min = max).")
 @click.option("--warmup", type=click.IntRange(min=0), help="Warmup iterations per fork (sets min = max).")
 @click.option("--iterations", type=click.IntRange(min=1), help="Measurement iterations per fork.")
@@ -90,6 +96,10 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
     from benchwarden.runner.progress import ProgressListener
     from benchwarden.store import open_store
 
+    if resume is not None:
+        reject_options(click.get_current_context(), _RUN_SHAPING_OPTIONS,
+                       "--resume finishes a run with the suites, filter, bounds, stopping settings and label it "
+                       "was started with")
     config = load_config(inv.config_path)
     store = open_store(store_url_for(inv))
     try:

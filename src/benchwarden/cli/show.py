@@ -14,7 +14,7 @@ from benchwarden.units import format_duration
 
 
 @click.command("show")
-@common_options
+@common_options("config", "suite", "filter", "store", "json")
 @click.argument("run", required=False)
 @click.option("--confidence", type=FiniteFloatRange(0.5, 0.9999), default=0.99, show_default=True,
               help="Confidence level of the interval of the mean.")
@@ -30,14 +30,11 @@ def show_command(inv: Invocation, run: str | None, confidence: float, details: b
     from benchwarden.cli.stopping import (build_trails, print_stopping, reference_budgets, settings_from_snapshot,
                                           stopping_json)
     from benchwarden.report.summary import summarize_benchmark
-    from benchwarden.runner.engine import compile_filters
 
     with store_for(inv) as store:
         run_id = store.resolve_run(run)
         data = store.load_run(run_id)
-    keep = compile_filters(inv.filter)
-    results = [r for r in data.results
-               if keep(r.benchmark.id.key) and (not inv.suite or r.benchmark.id.suite in inv.suite)]
+    results = list(inv.select_results(data).results)
     summaries = [summarize_benchmark(r, confidence=confidence) for r in results]
     trails = build_trails(results, settings_from_snapshot(data.meta.config),
                           reference_budgets(results, _suite_roots(data.meta.config), data.meta.toolchain))

@@ -107,3 +107,43 @@ def test_filter_narrows_the_benchmarks():
         "fixture.Pitfalls.unitWithoutTime", "fixture.Pitfalls.voidWithoutBlackhole"]
     bad = run([DATA / "annotations", "--filter", "("])
     assert isinstance(bad.exception, BenchwardenError) and "invalid regular expression" in str(bad.exception)
+
+
+def test_suite_option_audits_that_suite_and_its_config_store_gives_observed_times(tmp_path, monkeypatch):
+    from benchwarden.model import (Benchmark, BenchmarkId, BenchmarkResult, ForkResult, ForkStatus, RunData,
+                                   RunMeta)
+    from benchwarden.store import open_store
+
+    project = tmp_path / "project"
+    shutil.copytree(DATA / "annotations", project / "bench")
+    (project / "benchwarden.toml").write_text('[suites.j]\nkind = "jmh"\npath = "bench"\n'
+                                             'artifact = "target/benchmarks.jar"\n'
+                                             '[suites.py]\nkind = "command"\ncommands = { a = "true" }\n')
+    bench = Benchmark(BenchmarkId("j", "fixture.Pitfalls.singleFork"), mode="avgt", unit="ns/op")
+    forks = (ForkResult(1, ForkStatus.COMPLETE, started_at=10.0, finished_at=25.0),
+             ForkResult(2, ForkStatus.COMPLETE, started_at=30.0, finished_at=42.0))
+    with open_store(project / ".benchwarden" / "results.db") as store:
+        store.import_run(RunData(RunMeta(created_at=1.0, tool_version="test"), (BenchmarkResult(bench, forks),)))
+    monkeypatch.chdir(tmp_path)  # not the project: --suite and --config say where
+    r = run(["--json", "--config", project / "benchwarden.toml", "--suite", "j"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["suite"]["benchmarks"] == 24
+    single = next(b for b in data["benchmarks"] if b["name"] == "fixture.Pitfalls.singleFork")
+    assert single["time_s"]["dynamic_observed_combinations"] == 1  # from the config's store, no --store given
+    # PATH inside a project: its config's store is found from PATH upwards
+    monkeypatch.chdir(project)
+    data = json.loads(run(["bench", "--json"]).stdout)
+    assert data["suite"]["dynamic_source"] == "stored runs + estimate"
+    for args, message in ([["bench", "--suite", "j"], "PATH or --suite"], [["--suite", "py"], "kind 'command'"],
+                          [["--suite", "j", "--suite", "py"], "one suite at a time"]):
+        r = run([*args, "--config", project / "benchwarden.toml"])
+        assert r.exit_code == 2 and message in r.output, r.output
+
+
+def test_no_store_is_created_by_auditing(tmp_path, monkeypatch):
+    shutil.copytree(DATA / "annotations", tmp_path / "bench")
+    (tmp_path / "benchwarden.toml").write_text('[suites.j]\nkind = "jmh"\npath = "bench"\n')
+    monkeypatch.chdir(tmp_path)
+    assert run(["bench", "--json"]).exit_code == 0
+    assert not (tmp_path / ".benchwarden").exists()

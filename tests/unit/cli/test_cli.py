@@ -144,4 +144,4 @@ def test_show_without_runs(project):
 @pytest.mark.parametrize("command", ["run", "show", "runs", "export", "import", "init", "audit"])
 def test_every_command_has_help(command):
     status, out, _ = bw(command, "--help")
-    assert status == 0 and "Usage:" in out and "--json" in out
+    assert status == 0 and "Usage:" in out and "--config" in out

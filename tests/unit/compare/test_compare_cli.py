@@ -100,7 +100,7 @@ def test_revisions_in_a_git_repository(project):
 @pytest.mark.parametrize("argv, message", [
     ([], "nothing to compare: give BASE"),
     (["--runs", "1"], "--runs needs BASE and CANDIDATE"),
-    (["--runs", "--artifacts", "a", "b"], "exclude each other"),
+    (["--runs", "--artifacts", "a", "b"], "--artifacts: --runs analyses two stored runs"),
     (["--variant-env", "NOEQUALS"], "--variant-env expects NAME=VALUE"),
     (["--variant-jvm-arg", "-Dx=1"], "JVM arguments apply to jmh suites only"),
     (["--variant-env", "A=1", "--min-change", "lots"], "--min-change"),
