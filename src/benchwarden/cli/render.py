@@ -19,10 +19,12 @@ def summary_table(summaries: list[BenchmarkSummary], title: str | None = None) -
     )
     for s in summaries:
         ci = s.ci
-        ci_text = f"[{fmt_number(ci[0])}, {fmt_number(ci[1])}]" if ci else "-"
+        measured = s.mean is not None  # measured, but a statistic may need more data than there is: "n/a"
+        ci_text = f"[{fmt_number(ci[0])}, {fmt_number(ci[1])}]" if ci else ("n/a" if measured else "-")
+        cv_text = fmt_percent(s.cv) if s.cv is not None else ("n/a" if measured else "-")
         forks = str(s.forks) + (f" (+{s.forks_failed} failed)" if s.forks_failed else "")
         iters = f"{s.measurement_iterations} (+{s.warmup_iterations} wu)"
-        model.add([f"{s.suite}:{s.key}", s.mode, fmt_number(s.mean), ci_text, s.unit, fmt_percent(s.cv), forks,
+        model.add([f"{s.suite}:{s.key}", s.mode, fmt_number(s.mean), ci_text, s.unit, cv_text, forks,
                    iters, format_duration(s.time_s), s.status],
                   style=None if s.status == "ok" else "red")
     return model

@@ -1,5 +1,8 @@
 """Per-benchmark summaries of a run: mean, confidence interval over forks x iterations, CV, effort.
 
+A statistic the data cannot support (a CV of one value, an interval the method refuses) is None with a
+note in ``warnings`` ("n/a" in the tables), never an exception: a stored run must always be displayable.
+
 The interval is the hierarchical bootstrap CI of the mean (forks, then
 iterations within forks; :func:`benchwarden.stats.ci_mean`), computed on
 ns/op and converted to the benchmark's display unit afterwards.  For
@@ -78,10 +81,23 @@ def summarize_benchmark(result: BenchmarkResult, confidence: float = 0.99, n_res
         return BenchmarkSummary(**base)
     flat = np.concatenate([np.asarray(m, dtype=float) for m in matrix])
     warnings: list[str] = []
-    interval = stats.ci_mean(matrix, confidence=confidence, n_resamples=n_resamples, seed=seed)
-    warnings.extend(getattr(interval, "warnings", ()))
-    return BenchmarkSummary(**base, mean_ns=float(flat.mean()), ci_low_ns=float(interval.low),
-                            ci_high_ns=float(interval.high), cv=float(stats.cv(flat)), warnings=tuple(warnings))
+    ci_low = ci_high = cv = None
+    try:
+        interval = stats.ci_mean(matrix, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    except ValueError as exc:
+        warnings.append(f"no confidence interval: {exc}")
+    else:
+        ci_low, ci_high = float(interval.low), float(interval.high)
+        warnings.extend(getattr(interval, "warnings", ()))
+    if flat.size < 2:
+        warnings.append(f"CV n/a: it needs at least 2 measured values, this benchmark has {flat.size}")
+    else:
+        try:
+            cv = float(stats.cv(flat))
+        except ValueError as exc:
+            warnings.append(f"CV n/a: {exc}")
+    return BenchmarkSummary(**base, mean_ns=float(flat.mean()), ci_low_ns=ci_low, ci_high_ns=ci_high, cv=cv,
+                            warnings=tuple(warnings))
 
 
 def summarize_run(run: RunData, confidence: float = 0.99, seed: int = 0) -> list[BenchmarkSummary]:
