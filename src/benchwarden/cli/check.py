@@ -54,10 +54,9 @@ def check_command(inv: Invocation, files, junit_path, strict, interpretation, al
     Exit status: 0 every assertion holds (or is undecided), 1 an assertion fails (or, with --strict,
     is undecided), 2 an error (bad assertion, build or benchmark failure).
     """
-    from benchwarden.cli.live import LiveProgress
+    from benchwarden.cli.progress import run_progress
     from benchwarden.config import load_config
     from benchwarden.report.junit import junit_xml
-    from benchwarden.runner.progress import ProgressListener
     from benchwarden.spl.evaluate import Checker
     from benchwarden.spl.report import junit_cases, to_json
     from benchwarden.spl.settings import CheckModel, CheckSettings
@@ -73,17 +72,10 @@ def check_command(inv: Invocation, files, junit_path, strict, interpretation, al
     suites = [with_bound_flags(s, forks, warmup, iterations, iteration_time) for s in config.select(inv.suite)]
     store = open_store(store_url_for(inv))
     try:
-        live = None if (quiet or inv.json) else LiveProgress(inv.err_console)
-        listener: ProgressListener = live or ProgressListener()
-        checker = Checker(suites, config.root, store, settings, listener)
-        assertions = _assertions(inv, config, model, checker, files, settings)
-        if live is not None:
-            live.__enter__()
-        try:
+        with run_progress(inv.err_console, quiet) as progress:
+            checker = Checker(suites, config.root, store, settings, progress)
+            assertions = _assertions(inv, config, model, checker, files, settings)
             outcome = checker.run(assertions)
-        finally:
-            if live is not None:
-                live.__exit__(None, None, None)
     finally:
         store.close()
     if junit_path is not None:

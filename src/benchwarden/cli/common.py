@@ -13,6 +13,7 @@ import enum
 import functools
 import math
 import json
+import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -105,10 +106,17 @@ class FiniteFloatRange(click.FloatRange):
         return number
 
 
+#: width of output that is not a terminal (CI logs, files): wide, so names rarely need shortening
+LOG_WIDTH = 200
+
+
 def _width(stream: TextIO) -> int | None:
-    """Terminal width for a TTY (rich decides); a wide fixed width for logs and files, so names never wrap."""
+    """``COLUMNS`` when set; else the terminal's width for a TTY (rich decides); else :data:`LOG_WIDTH`."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
     isatty = getattr(stream, "isatty", None)
-    return None if (isatty is not None and isatty()) else 200
+    return None if (isatty is not None and isatty()) else LOG_WIDTH
 
 
 _COMMON = {

@@ -76,7 +76,7 @@ def compare_command(inv: Invocation, base, candidate, runs, artifacts, variant_e
     pairs until its verdict is settled or --max-forks is reached. Both versions' forks are stored
     (two runs), so `compare --runs` can analyse them again later.
     """
-    from benchwarden.cli.live import CompareProgressLines
+    from benchwarden.cli.progress import CompareProgressLines
     from benchwarden.compare.schedule import CompareListener
     from benchwarden.compare.session import SessionOptions, run_comparison
     from benchwarden.store import open_store

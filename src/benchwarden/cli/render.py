@@ -11,10 +11,13 @@ from benchwarden.units import format_duration
 
 
 def summary_table(summaries: list[BenchmarkSummary], title: str | None = None) -> TableModel:
+    all_ok = all(s.status == "ok" for s in summaries)
+    # at 80 columns the least telling columns go first; status stays when a benchmark did not end "ok"
     model = TableModel(
-        columns=[Column("benchmark"), Column("mode"), Column("mean", "right"), Column("CI", "right"),
-                 Column("unit"), Column("CV", "right"), Column("forks", "right"), Column("iterations", "right"),
-                 Column("time", "right"), Column("status")],
+        columns=[Column("benchmark", names=True), Column("mode", drop=1), Column("mean", "right"),
+                 Column("CI", "right"), Column("unit"), Column("CV", "right", drop=5), Column("forks", "right", drop=3),
+                 Column("iterations", "right", drop=2), Column("time", "right", drop=4),
+                 Column("status", drop=6 if all_ok else None)],
         title=title,
     )
     for s in summaries:

@@ -29,8 +29,9 @@ def runs_command(inv: Invocation, limit: int) -> int:
     if inv.json:
         inv.emit_json([_summary_json(r) for r in runs])
         return ExitStatus.OK
-    model = TableModel([Column("run", "right"), Column("created"), Column("status"), Column("commit"),
-                        Column("label"), Column("benchmarks", "right"), Column("forks", "right")])
+    model = TableModel([Column("run", "right"), Column("created"), Column("status"), Column("commit", drop=3),
+                        Column("label", names=True), Column("benchmarks", "right", drop=2),
+                        Column("forks", "right", drop=1)])
     for r in runs:
         j = _summary_json(r)
         model.add([str(j["id"]), j["created"], j["status"], j["commit"] or "-", j["label"] or "-",

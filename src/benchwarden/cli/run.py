@@ -20,7 +20,6 @@ from benchwarden.units import format_duration
 
 if TYPE_CHECKING:
     from benchwarden.model import RunMeta
-    from benchwarden.runner.progress import ProgressListener
 
 
 @dataclass(frozen=True)
@@ -78,7 +77,8 @@ _RUN_SHAPING_OPTIONS = ("suite", "filter_", "forks", "warmup", "iterations", "it
 @click.option("--resume", is_flag=False, flag_value="latest", default=None, metavar="[RUN]",
               help="Finish an interrupted run (default: the latest) without repeating its completed forks.")
 @click.option("--label", help="A label stored with the run, e.g. a branch name.")
-@click.option("--quiet", "-q", is_flag=True, help="No live progress; only the final table.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr (a live line in a terminal, one line per "
+              "fork elsewhere); only the final table.")
 def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop, criteria, thresholds, window,
                 details, resume, label, quiet) -> int:
     """Run benchmarks and store every iteration of every fork.
@@ -87,13 +87,12 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
     decided by the stop policy. Every fork is stored as soon as it ends, so an interrupted run loses
     no completed fork: finish it with `benchwarden run --resume`.
     """
-    from benchwarden.cli.live import LiveProgress
+    from benchwarden.cli.progress import run_progress
     from benchwarden.cli.render import print_summaries
     from benchwarden.cli.stopping import build_trails, print_stopping, reference_budgets, stopping_json
     from benchwarden.model import RunStatus
     from benchwarden.report.summary import summarize_benchmark
     from benchwarden.runner.engine import Runner, plan_run
-    from benchwarden.runner.progress import ProgressListener
     from benchwarden.store import open_store
 
     if resume is not None:
@@ -116,27 +115,17 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
             suites = [_override(s, forks, warmup, iterations, iteration_time, stopping)
                       for s in config.select(inv.suite)]
             cli_filter = inv.filter
-        listener: ProgressListener = ProgressListener()
-        live = None if (quiet or inv.json) else LiveProgress(inv.console)
-        if live is not None:
-            listener = live
-            live.__enter__()
-        try:
-            plan = plan_run(suites, cli_filter, listener=listener)
+        with run_progress(inv.err_console, quiet) as progress:  # stderr, also under --json
+            plan = plan_run(suites, cli_filter, listener=progress)
             if not plan.benchmarks:
-                if live is not None:
-                    live.__exit__(None, None, None)
-                    live = None
-                _report_failed_suites(inv, plan.failed_suites)
+                if quiet:  # otherwise the progress listener has already said why each suite failed
+                    _report_failed_suites(inv, plan.failed_suites)
                 raise BenchwardenError("no benchmark to run: " + (
                     "every selected suite failed to prepare" if plan.failed_suites else
                     "no benchmark matches the suite filters and --filter"))
             if run_id is None:
                 meta = _meta(config, suites, cli_filter, plan.toolchain, label)
-            outcome = Runner(store, listener).run(plan, meta, resume_run_id=run_id)
-        finally:
-            if live is not None:
-                live.__exit__(None, None, None)
+            outcome = Runner(store, progress).run(plan, meta, resume_run_id=run_id)
         summaries = [summarize_benchmark(r) for r in outcome.results]
         trails = build_trails(outcome.results, {s.name: s.settings for s in suites},
                               reference_budgets(outcome.results, {s.name: (s.kind, s.context.root) for s in suites},
