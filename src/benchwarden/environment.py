@@ -1,4 +1,8 @@
-"""Run environment metadata: the machine, the source revision, the tool version.
+"""Run environment metadata: the machine, the source revision, the tool version — one collector.
+
+:func:`collect_run_meta` is the only builder of a new run's :class:`~benchwarden.model.RunMeta`
+(``run``, ``compare``, ``check`` and ``assess`` all call it), as pyperf gathers its metadata in one
+module; importers rebuild the metadata of runs taken elsewhere from their files instead.
 
 These figures go into :class:`~benchwarden.model.RunMeta` so that a stored
 result says where and on what it was measured (two runs on different CPUs
@@ -10,11 +14,13 @@ go, python of the suite) come from the adapters' ``prepare``, not from here.
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import subprocess
 import time
 from pathlib import Path
+from types import MappingProxyType
 from typing import Mapping, NamedTuple
 
 from benchwarden import __version__
@@ -103,14 +109,28 @@ def git_state(directory: Path) -> GitState:
     return GitState(commit, None if status is None else bool(status))
 
 
-def collect_run_meta(directory: Path, *, toolchain: Mapping[str, str] | None = None,
+def collect_run_meta(directory: Path | None, *, toolchain: Mapping[str, str] | None = None,
                      config: Mapping[str, object] | None = None, label: str | None = None,
-                     created_at: float | None = None) -> RunMeta:
-    """A RunMeta for a run taken now from ``directory`` (the config file's folder)."""
-    commit, dirty = git_state(directory)
+                     created_at: float | None = None, source: GitState | None = None) -> RunMeta:
+    """The metadata of a run taken now: the one builder every command uses (run, compare, check, assess).
+
+    ``directory``: the work tree whose commit the run measures (the config file's folder, or a suite's root);
+    ``source``: the commit and dirty flag when they are already known instead (a compared revision, a checked
+    commit), so git is not asked again. ``toolchain``: versions the adapters reported while preparing
+    (``Plan.toolchain``); ``config``: the command's snapshot (what ``--resume``, ``show`` and re-analysis read
+    back). The machine description is collected once per process (:func:`machine_identity`).
+    """
+    if source is None:
+        source = git_state(directory) if directory is not None else GitState(None, None)
     return RunMeta(created_at=time.time() if created_at is None else created_at, tool_version=tool_version(),
-                   commit=commit, dirty=dirty,
-                   machine=machine_info(), toolchain=dict(toolchain or {}), config=dict(config or {}), label=label)
+                   commit=source.commit, dirty=source.dirty, machine=dict(machine_identity()),
+                   toolchain=dict(toolchain or {}), config=dict(config or {}), label=label)
+
+
+@functools.lru_cache(maxsize=1)
+def machine_identity() -> Mapping[str, str]:
+    """:func:`machine_info` of this machine, collected once per process (it cannot change while we run)."""
+    return MappingProxyType(machine_info())
 
 
 def _git(directory: Path, *args: str) -> str | None:

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
-from benchwarden import __version__
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import Adapter
 from benchwarden.assess.detect import Detection, detect
@@ -45,7 +44,7 @@ from benchwarden.assess.smoke import SmokeSubset, smoke_subset
 from benchwarden.assess.stubs import Stub, asv_stub, go_stub, jmh_stub
 from benchwarden.assess.variability import VariabilityReport, assess_variability
 from benchwarden.config import Suite
-from benchwarden.environment import git_state, machine_info
+from benchwarden.environment import GitState, collect_run_meta, git_state
 from benchwarden.errors import BenchwardenError, ConfigError, in_suite
 from benchwarden.model import BenchmarkStatus, ForkStatus, RunData, RunMeta, RunStatus
 from benchwarden.runner.engine import Plan, Runner, plan_run
@@ -120,6 +119,7 @@ class Campaign:
         self.monotonic = monotonic
         self.warnings: list[str] = []
         self.commit, self.dirty = git_state(suite.context.root)
+        self.toolchain: dict[str, str] = {}  # from the first plan; every run of the campaign records it
 
     # ------------------------------------------------------------------ the whole campaign
 
@@ -165,6 +165,7 @@ class Campaign:
 
     def _plan(self, suite: Suite, cli_filter: str | None) -> Plan:
         plan = plan_run([suite], cli_filter, adapter_factory=self.adapter_factory, listener=self.listener)
+        self.toolchain = {**plan.toolchain, **self.toolchain}
         if plan.failed_suites:
             raise AssessmentFailed(in_suite(suite.name, plan.failed_suites[suite.name]))
         if not plan.benchmarks:
@@ -212,8 +213,8 @@ class Campaign:
                     "filter": self.options.cli_filter if cli_filter is None else cli_filter,
                     "suites": {suite.name: {"kind": suite.kind, "root": str(suite.context.root),
                                             "settings": suite.settings.to_dict()}}}
-        return RunMeta(created_at=time.time(), tool_version=__version__, commit=self.commit, dirty=self.dirty,
-                       machine=machine_info(), config=snapshot, label=label)
+        return collect_run_meta(suite.context.root, source=GitState(self.commit, self.dirty),
+                                toolchain=self.toolchain, config=snapshot, label=label)
 
     def _slowdown(self, variability: VariabilityReport) -> tuple[float, str]:
         if self.options.slowdown is not None:

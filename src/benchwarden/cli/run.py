@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import click
 
-from benchwarden import __version__
 from benchwarden.cli.common import (ExitStatus, Invocation, common_options, parse_duration_option, reject_options,
                                     with_bound_flags)
 from benchwarden.cli.store_access import store_url_for
@@ -204,13 +202,10 @@ def _suites_from_snapshot(config, snapshot, run_id: int) -> tuple[list[Suite], s
 
 
 def _meta(config, suites, cli_filter, toolchain, label) -> RunMeta:
-    from benchwarden.environment import git_state, machine_info
-    from benchwarden.model import RunMeta
+    from benchwarden.environment import collect_run_meta
 
-    commit, dirty = git_state(config.root)
-    return RunMeta(created_at=time.time(), tool_version=__version__, commit=commit, dirty=dirty,
-                   machine=machine_info(), toolchain=dict(toolchain), config=_snapshot(config, suites, cli_filter),
-                   label=label)
+    return collect_run_meta(config.root, toolchain=toolchain, config=_snapshot(config, suites, cli_filter),
+                            label=label)
 
 
 def _report_failed_suites(inv: Invocation, failed) -> None:

@@ -13,7 +13,6 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
-from benchwarden import __version__
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import Adapter
 from benchwarden.compare.confirm import confirm_regressions
@@ -23,7 +22,7 @@ from benchwarden.compare.schedule import ROLES, CompareListener, InterleavedSess
 from benchwarden.compare.settings import CompareSettings
 from benchwarden.compare.sources import Side, Sources
 from benchwarden.compare.verdict import Verdict
-from benchwarden.environment import machine_info
+from benchwarden.environment import GitState, collect_run_meta, machine_identity
 from benchwarden.errors import BenchwardenError
 from benchwarden.model import RunMeta, RunStatus
 
@@ -53,7 +52,7 @@ def run_comparison(sources: Sources, store, options: SessionOptions = SessionOpt
     if not pairing.matched:
         raise BenchwardenError(_nothing_to_compare(pairing))
     session_id = uuid.uuid4().hex
-    machine = machine_info()
+    machine = dict(machine_identity())
 
     def session(matched: Sequence[MatchedBenchmark], round_label: str, round_seed: int) -> tuple[
             list[BenchmarkComparison], tuple[int, int]]:
@@ -112,7 +111,6 @@ def _meta(sources: Sources, role: str, pairing: Pairing, settings: CompareSettin
                        "env": dict(s.context.env), "jvm_args": list(s.context.jvm_args)} for s in side.suites}
     prefix = f"{label}: " if label else ""
     suffix = f" [{round_label}]" if round_label else ""
-    return RunMeta(created_at=now, tool_version=__version__, commit=side.commit, dirty=side.dirty,
-                   machine=dict(machine), toolchain=pairing.toolchain.get(role, {}),
-                   config={"compare": compare, "suites": suites},
-                   label=f"{prefix}compare {role}: {side.label}{suffix}")
+    return collect_run_meta(None, source=GitState(side.commit, side.dirty), created_at=now,
+                            toolchain=pairing.toolchain.get(role, {}), config={"compare": compare, "suites": suites},
+                            label=f"{prefix}compare {role}: {side.label}{suffix}")

@@ -29,11 +29,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
-from benchwarden import __version__
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import Adapter
 from benchwarden.config import RunSettings, Suite
-from benchwarden.environment import git_state, machine_info
+from benchwarden.environment import GitState, collect_run_meta, git_state, machine_identity
 from benchwarden.errors import BenchwardenError
 from benchwarden.model import Benchmark, BenchmarkId, BenchmarkStatus, RunMeta
 from benchwarden.revisions import repository_root, resolve_commit, suite_for_revision
@@ -194,7 +193,7 @@ class Checker:
         self.listener = listener or ProgressListener()
         self.wall = wall
         self.lookup = StoreLookup(store)
-        self.machine = machine_info()
+        self.machine = dict(machine_identity())
         self.collected: dict[DataKey, Collected] = {}
         self.runs: list[int] = []
 
@@ -321,11 +320,12 @@ class Checker:
 
     def _meta(self, target: Target) -> RunMeta:
         src = target.source
-        commit, dirty = (src.commit, src.dirty) if src.key != WORKTREE_KEY else git_state(self.catalog.config_root)
-        return RunMeta(created_at=self.wall(), tool_version=__version__, commit=commit, dirty=dirty,
-                       machine=self.machine, toolchain=target.toolchain, label=CHECK_LABEL,
-                       config={"check": {"fingerprint": self._fingerprint(target), "suite": target.suite.name,
-                                         "source": src.label, "root": str(target.suite.context.root)}})
+        known = GitState(src.commit, src.dirty) if src.key != WORKTREE_KEY else None
+        return collect_run_meta(self.catalog.config_root, source=known, created_at=self.wall(),
+                                toolchain=target.toolchain, label=CHECK_LABEL,
+                                config={"check": {"fingerprint": self._fingerprint(target),
+                                                  "suite": target.suite.name, "source": src.label,
+                                                  "root": str(target.suite.context.root)}})
 
     def _evaluate(self, assertions: Sequence[ExpandedAssertion], keys: dict[Instance, DataKey]) -> list[AssertionResult]:
         return [evaluate(a, lambda i: self.collected[keys[i]].data(), self.settings,

@@ -46,6 +46,11 @@ def test_coverage_unstable_benchmarks_and_only_reaching_benchmarks_run(tmp_path)
     assert "lib:zzz" not in injector.slowed_methods
     assert [r.label for r in sorted(scratch.list_runs(), key=lambda r: r.id)] == ["assess:slowed:1", "assess:slowed:2"]
     assert [r.label for r in store.list_runs()] == ["assess:baseline"] * 3
+    # every run's metadata comes from the one collector, toolchain included (it used to be left out here)
+    for run_store in (store, scratch):
+        for summary in run_store.list_runs():
+            meta = run_store.load_run(summary.id).meta
+            assert meta.toolchain == {"fake": "1"} and meta.machine.get("cores")
     # benchmark by benchmark: its baseline next to its variants (a: index 1, b: 2, c: 3), only where reached;
     # the baseline first in repetition 1 and last in repetition 2
     first, second = ([(b.benchmark.id.suite, b.benchmark.id.key) for b in scratch.load_run(r.id).results]

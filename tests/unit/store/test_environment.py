@@ -128,3 +128,22 @@ def test_collect_run_meta(repo: Path):
     assert meta.toolchain == {"go": "go1.26"} and meta.config == {"forks": 2}
     assert meta.machine["cores"] == str(os.cpu_count())
     assert tool_version() == __version__
+
+
+def test_new_runs_get_their_metadata_from_the_one_collector():
+    """Only environment.py builds a new run's RunMeta, and only it probes the machine (STYLE item 23);
+    importers and the store rebuild the metadata of runs that already exist."""
+    import ast
+
+    package = Path(__file__).resolve().parents[3] / "src" / "benchwarden"
+    rebuilders = {"environment.py", "adapters/jmh_output.py", "adapters/gotest_output.py"}
+    offenders = []
+    for path in package.rglob("*.py"):
+        relative = path.relative_to(package).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                if node.func.id == "RunMeta" and relative not in rebuilders and not relative.startswith("store/"):
+                    offenders.append(f"{relative}:{node.lineno} RunMeta(...)")
+                if node.func.id == "machine_info" and relative != "environment.py":
+                    offenders.append(f"{relative}:{node.lineno} machine_info()")
+    assert not offenders, offenders
