@@ -23,6 +23,14 @@ SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "target", "build", ".venv", 
              "__pycache__", ".gradle", ".idea", ".tox", "dist"}
 _GO_BENCH = re.compile(r"^func\s+Benchmark\w*\s*\(\s*\w+\s+\*testing\.B\s*\)", re.MULTILINE)
 _PY_BENCH = re.compile(r"^\s*def\s+time_\w+\s*\(", re.MULTILINE)
+#: an @Benchmark annotation on a method: the annotation (possibly qualified), other annotations, then a declaration
+_JMH_BENCH = re.compile(r"^[ \t]*@(?:org\.openjdk\.jmh\.annotations\.)?Benchmark[ \t]*(?:\(\s*\))?\s*"
+                        r"(?:@[\w.]+(?:\([^)]*\))?\s*)*(?:(?:public|protected|private|static|final|synchronized|"
+                        r"fun|def|open|override)\s+)*[\w<>\[\],.? ]*?\b\w+\s*\(", re.MULTILINE)
+#: where a Maven or Gradle module keeps the benchmarks it packages (tests are not packaged into benchmarks.jar)
+_BENCH_SOURCE_DIRS = ("src/main/java", "src/main/kotlin", "src/main/scala", "src/main/groovy", "src/jmh/java",
+                      "src/jmh/kotlin")
+_MAVEN_NS = re.compile(r"^\{[^}]*\}")
 
 
 @dataclass(frozen=True)
@@ -38,8 +46,11 @@ class DetectedSuite:
 
 def _walk(root: Path):
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        yield Path(dirpath), filenames
+        here = Path(dirpath)
+        # resources are data, never projects: Maven archetypes keep template poms and benchmarks there
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".")
+                             and not (d == "resources" and here.name in ("main", "test")))
+        yield here, filenames
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -73,6 +84,97 @@ def _read(path: Path) -> str:
         return ""
 
 
+def _has_benchmark_sources(module: Path) -> bool:
+    """Whether the module's packaged sources declare at least one ``@Benchmark`` method (not only use JMH, as
+    JMH's own generators and its core do, and not only in tests, as its integration tests do)."""
+    return count_benchmark_methods(module, stop_at=1) > 0
+
+
+def count_benchmark_methods(module: Path, stop_at: int | None = None) -> int:
+    """``@Benchmark`` methods in the module's packaged sources (a source count: before @Param combinations)."""
+    found = 0
+    for sub in _BENCH_SOURCE_DIRS:
+        for dirpath, dirnames, filenames in os.walk(module / sub):
+            dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS]
+            for f in filenames:
+                if f.endswith((".java", ".kt", ".scala", ".groovy")):
+                    found += len(_JMH_BENCH.findall(_read(Path(dirpath) / f)))
+                    if stop_at is not None and found >= stop_at:
+                        return found
+    return found
+
+
+def _pom(path: Path) -> ElementTree.Element | None:
+    try:
+        root = ElementTree.parse(path).getroot()
+    except (ElementTree.ParseError, OSError):
+        return None
+    for el in root.iter():  # drop the POM namespace: find() by plain tag names
+        el.tag = _MAVEN_NS.sub("", el.tag) if isinstance(el.tag, str) else el.tag
+    return root
+
+
+def _reactor_root(module: Path) -> Path:
+    """The outermost directory at or above ``module`` whose pom lists, module by module, a path down to
+    ``module``: where Maven must run to resolve sibling modules that are not installed. It may lie above the
+    directory ``init`` was pointed at (``init`` run inside a child module of a multi-module build)."""
+    top, child = module, module
+    for parent in module.parents:
+        if not (parent / "pom.xml").is_file():
+            continue  # modules may be listed by a path (<module>benches/micro</module>)
+        pom = _pom(parent / "pom.xml")
+        listed = {(parent / (m.text or "").strip()).resolve() for m in pom.iter("module")} if pom is not None else set()
+        if child.resolve() not in listed:
+            break
+        top, child = parent, parent
+    return top
+
+
+def _maven_suite(module: Path, root: Path) -> DetectedSuite:
+    """A Maven JMH module; in a multi-module build, built from the reactor root (``-pl module -am``) so the
+    sibling modules it depends on are built too instead of looked up in a repository."""
+    reactor = _reactor_root(module)
+    jar = f"target/{_shaded_jar_name(module)}.jar"
+    if reactor == module:
+        build = "mvn -q -B package -DskipTests"
+        note = "Maven module depending on jmh-core"
+    else:
+        to_root = os.path.relpath(reactor / "pom.xml", module)
+        build = f"mvn -q -B -f {to_root} -pl {module.relative_to(reactor).as_posix()} -am package -DskipTests"
+        where = _rel(reactor, root) if reactor.is_relative_to(root) else str(reactor)
+        note = f"module of the Maven build in {where}: built from there with the modules it needs"
+    return DetectedSuite(name="", kind="jmh", path=_rel(module, root), build=build, artifact=jar,
+                         note=f"{note}; artifact: the shade plugin's jar (JMH's archetype layout) — adjust if yours "
+                              f"differs")
+
+
+def _shaded_jar_name(module: Path) -> str:
+    """The shade plugin's ``finalName`` (``${property}`` resolved from this pom's or a parent's properties);
+    ``benchmarks`` as in JMH's archetype when there is none."""
+    pom = _pom(module / "pom.xml")
+    if pom is None:
+        return "benchmarks"
+    names = [(el.text or "").strip() for plugin in pom.iter("plugin")
+             if (plugin.findtext("artifactId") or "").strip() == "maven-shade-plugin"
+             for el in plugin.iter("finalName")]
+    name = names[0] if names else "benchmarks"
+    match = re.fullmatch(r"\\?\$\{([\w.-]+)\}", name)
+    if match:
+        name = _maven_property(module, match.group(1)) or "benchmarks"
+    return name
+
+
+def _maven_property(module: Path, key: str) -> str | None:
+    for directory in (module, *module.parents):
+        pom = _pom(directory / "pom.xml") if (directory / "pom.xml").is_file() else None
+        if pom is None:
+            return None
+        value = pom.findtext(f"properties/{key}")
+        if value:
+            return value.strip()
+    return None
+
+
 def detect_suites(root: Path) -> list[DetectedSuite]:
     """Every suite found under ``root``, in a stable order (JMH, Go, Python)."""
     root = root.resolve()
@@ -81,11 +183,8 @@ def detect_suites(root: Path) -> list[DetectedSuite]:
     python: list[DetectedSuite] = []
     for directory, files in _walk(root):
         names = set(files)
-        if "pom.xml" in names and _pom_uses_jmh(directory / "pom.xml"):
-            jmh.append(DetectedSuite(name="", kind="jmh", path=_rel(directory, root),
-                                     build="mvn -q -B package -DskipTests", artifact="target/benchmarks.jar",
-                                     note="Maven module depending on jmh-core; artifact as in JMH's archetype "
-                                          "(shade plugin, finalName 'benchmarks') — adjust if yours differs"))
+        if "pom.xml" in names and _pom_uses_jmh(directory / "pom.xml") and _has_benchmark_sources(directory):
+            jmh.append(_maven_suite(directory, root))
         for gradle in ("build.gradle", "build.gradle.kts"):
             if gradle in names and re.search(r"jmh", _read(directory / gradle)):
                 wrapper = "./gradlew" if (directory / "gradlew").exists() else "gradle"
@@ -139,7 +238,8 @@ def _strip_json_comments(text: str) -> str:
 def _name_uniquely(suites: list[DetectedSuite]) -> list[DetectedSuite]:
     out, used = [], set()
     for s in suites:
-        base = s.kind if s.path == "." else f"{s.kind}-{Path(s.path).name}"
+        folder = Path(s.path).name
+        base = s.kind if s.path == "." else (folder if s.kind in folder.lower() else f"{s.kind}-{folder}")
         base = re.sub(r"[^A-Za-z0-9_.-]", "-", base)
         name, k = base, 2
         while name in used:

@@ -52,16 +52,16 @@ def test_written_config_is_valid_and_commented(tmp_path):
     (root / "benchwarden.toml").write_text(text)
     config = load_config(root / "benchwarden.toml")
     assert {s.kind for s in config.suites.values()} == {"jmh", "go", "python"}
-    assert config.suites["jmh-jmh"].context.root == (root / "jmh").resolve()
+    assert config.suites["jmh"].context.root == (root / "jmh").resolve()  # "jmh-jmh" read oddly
 
 
 def test_init_command_writes_and_refuses_to_overwrite(tmp_path, monkeypatch):
     root = _copy_examples(tmp_path)
     out, err = io.StringIO(), io.StringIO()
-    assert main(["init", str(root)], stdout=out, stderr=err) == 0
+    assert main(["init", str(root), "--no-list"], stdout=out, stderr=err) == 0
     assert (root / "benchwarden.toml").exists() and "suites found" in out.getvalue()
     out, err = io.StringIO(), io.StringIO()
-    assert main(["init", str(root)], stdout=out, stderr=err) == 2
+    assert main(["init", str(root), "--no-list"], stdout=out, stderr=err) == 2
     assert "already exists" in err.getvalue() and "--force" in err.getvalue()
 
 
@@ -69,3 +69,118 @@ def test_empty_repository_gets_a_starting_point(tmp_path):
     text = render_config(detect_suites(tmp_path))
     assert "No suite was detected" in text
     tomllib.loads(text)
+
+
+POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  {parent}<artifactId>{name}</artifactId>
+  {modules}
+  <properties><uberjar.name>{jar}</uberjar.name></properties>
+  <dependencies>{deps}</dependencies>
+  <build><plugins><plugin><artifactId>maven-shade-plugin</artifactId>
+    <executions><execution><configuration><finalName>${{uberjar.name}}</finalName></configuration></execution>
+    </executions></plugin></plugins></build>
+</project>
+"""
+JMH_DEP = "<dependency><groupId>org.openjdk.jmh</groupId><artifactId>jmh-core</artifactId></dependency>"
+BENCH = """package b;
+import org.openjdk.jmh.annotations.*;
+public class B {
+    @Benchmark
+    public void empty() {}
+
+    @Benchmark @BenchmarkMode(Mode.Throughput)
+    @OutputTimeUnit(java.util.concurrent.TimeUnit.SECONDS)
+    public int add() { return 1 + 1; }
+}
+"""
+NOT_A_BENCH = """package g;
+import org.openjdk.jmh.annotations.*;
+/** Generates code for
+ *     @Benchmark methods (a comment, not a declaration) */
+class Generator { Class<?> a = Benchmark.class; }
+"""
+
+
+def _maven_repo(root: Path) -> Path:
+    def module(path: str, name: str, deps: str = "", modules: tuple[str, ...] = (), jar: str = "benchmarks",
+               parent: bool = True) -> Path:
+        d = root / path
+        d.mkdir(parents=True, exist_ok=True)
+        mods = "<modules>" + "".join(f"<module>{m}</module>" for m in modules) + "</modules>" if modules else ""
+        par = "<parent><artifactId>parent</artifactId></parent>" if parent else ""
+        (d / "pom.xml").write_text(POM.format(parent=par, name=name, modules=mods, deps=deps, jar=jar))
+        return d
+
+    module(".", "parent", modules=("core", "benches/micro", "generator", "it", "archetype"), parent=False)
+    module("core", "core", deps=JMH_DEP)
+    micro = module("benches/micro", "micro", deps=JMH_DEP, jar="micro-benchmarks")
+    (micro / "src/main/java/b").mkdir(parents=True)
+    (micro / "src/main/java/b/B.java").write_text(BENCH)
+    gen = module("generator", "jmh-generator", deps=JMH_DEP)
+    (gen / "src/main/java/g").mkdir(parents=True)
+    (gen / "src/main/java/g/Generator.java").write_text(NOT_A_BENCH)
+    it = module("it", "it", deps=JMH_DEP)  # benchmarks only in tests: integration tests of a harness
+    (it / "src/test/java/b").mkdir(parents=True)
+    (it / "src/test/java/b/B.java").write_text(BENCH)
+    template = module("archetype/src/main/resources/archetype-resources", "${artifactId}", deps=JMH_DEP)
+    (template / "src/main/java").mkdir(parents=True)
+    (template / "src/main/java/MyBenchmark.java").write_text(BENCH)
+    module("archetype", "archetype")
+    return micro
+
+
+def test_repository_root_detects_only_real_benchmark_modules(tmp_path):
+    micro = _maven_repo(tmp_path)
+    (suite,) = detect_suites(tmp_path)  # not the generator, the integration tests or the archetype template
+    assert (suite.name, suite.path, suite.artifact) == ("jmh-micro", "benches/micro", "target/micro-benchmarks.jar")
+    # a module of a multi-module build: Maven runs at the reactor root and builds the modules it depends on
+    assert suite.build == "mvn -q -B -f ../../pom.xml -pl benches/micro -am package -DskipTests"
+    assert (micro / "../../pom.xml").resolve() == (tmp_path / "pom.xml").resolve()
+
+
+def test_init_inside_a_child_module_builds_from_the_reactor_root(tmp_path):
+    micro = _maven_repo(tmp_path)
+    (suite,) = detect_suites(micro)
+    assert suite.path == "." and suite.build == "mvn -q -B -f ../../pom.xml -pl benches/micro -am package -DskipTests"
+
+
+def test_a_single_module_project_builds_in_place(tmp_path):
+    (tmp_path / "src/main/java/b").mkdir(parents=True)
+    (tmp_path / "src/main/java/b/B.java").write_text(BENCH)
+    (tmp_path / "pom.xml").write_text(POM.format(parent="", name="solo", modules="", deps=JMH_DEP, jar="benchmarks"))
+    (suite,) = detect_suites(tmp_path)
+    assert suite.build == "mvn -q -B package -DskipTests" and suite.artifact == "target/benchmarks.jar"
+
+
+def test_benchmark_methods_are_counted_from_declarations_only(tmp_path):
+    from benchwarden.detect import count_benchmark_methods
+
+    micro = _maven_repo(tmp_path)
+    assert count_benchmark_methods(micro) == 2
+    assert count_benchmark_methods(tmp_path / "generator") == 0
+    assert count_benchmark_methods(tmp_path / "it") == 0
+
+
+def test_init_lists_each_suite_and_says_how_many_benchmarks_it_has(tmp_path):
+    import json
+
+    root = tmp_path / "repo"
+    shutil.copytree(EXAMPLES / "python", root / "py", ignore=shutil.ignore_patterns("__pycache__", ".benchwarden"))
+    (root / "broken" / "benchmarks").mkdir(parents=True)
+    (root / "broken" / "benchmarks" / "bench_x.py").write_text("import nonexistent_module\ndef time_x():\n    pass\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["init", str(root)], stdout=out, stderr=err) == 0, err.getvalue()
+    text = out.getvalue()
+    assert "python-py: 6 benchmarks from 5 functions or methods in 1 suite;" in text, text
+    assert "python-broken: could not be listed" in text and "benchwarden list" in text
+    out = io.StringIO()
+    assert main(["init", str(root), "--force", "--json"], stdout=out, stderr=io.StringIO()) == 0
+    listed = {s["name"]: s for s in json.loads(out.getvalue())["suites"]}
+    assert listed["python-py"]["benchmarks"] == 6 and listed["python-broken"]["benchmarks"] is None
+
+
+def test_print_refuses_options_it_would_ignore(tmp_path):
+    err = io.StringIO()
+    assert main(["init", str(tmp_path), "--print", "--force"], stdout=io.StringIO(), stderr=err) == 2
+    assert "--force: --print writes nothing" in err.getvalue()

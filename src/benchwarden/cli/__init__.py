@@ -27,6 +27,7 @@ from benchwarden.report.escaping import visible
 #: commands start without numpy, scipy, matplotlib or SQLAlchemy (docs/performance.md, "Start-up").
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "init": ("init", "init_command", "Detect benchmark suites and write a commented benchwarden.toml."),
+    "list": ("listing", "list_command", "List what a run would measure: benchmarks, bounds, time range."),
     "run": ("run", "run_command", "Run benchmarks and store every iteration of every fork."),
     "show": ("show", "show_command", "Show a stored run: mean, CI, CV and effort per benchmark."),
     "runs": ("results", "runs_command", "List stored runs, newest first."),
