@@ -290,9 +290,13 @@ class _FileReader:
             return f"{outer}.{name}"
         return f"{self.package}.{name}" if self.package else name
 
-    def _read_class(self, node: Node, outer: str | None) -> None:
+    def _read_class(self, node: Node, outer: str | None, depth: int = 0) -> None:
         name_node = node.child_by_field_name("name")
         if name_node is None:
+            return
+        if depth >= MAX_NESTING:
+            self.diagnostics.append(Diagnostic(self.loc(name_node), f"{_text(name_node)} and the types inside it are "
+                                               f"nested more than {MAX_NESTING} levels deep; they were not read"))
             return
         kind = _CLASS_NODES[node.type]
         superclass = None
@@ -312,10 +316,10 @@ class _FileReader:
                         enum_constants.append(_text(c.child_by_field_name("name")))
                     if c.type == "enum_body_declarations":
                         members.extend(c.children)
-        self._add_class(node, name_node, kind, superclass, members, enum_constants, outer)
+        self._add_class(node, name_node, kind, superclass, members, enum_constants, outer, depth)
 
     def _add_class(self, node: Node, name_node: Node, kind: str, superclass: str | None, members: list[Node],
-                   enum_constants: list[str], outer: str | None) -> None:
+                   enum_constants: list[str], outer: str | None, depth: int = 0) -> None:
         qname = self.qualified(_text(name_node), outer)
         fields: list[JavaField] = []
         methods: list[JavaMethod] = []
@@ -328,7 +332,7 @@ class _FileReader:
             elif member.type in _CLASS_NODES:
                 nested.append(member)
             elif member.type == "ERROR":
-                self._recover_class(member, outer=qname)
+                self._recover_class(member, outer=qname, depth=depth + 1)
         mods = _modifier_tokens(node)
         self.classes.append(JavaClass(
             qualified_name=qname, name=_text(name_node), package=self.package, kind=kind,
@@ -336,9 +340,9 @@ class _FileReader:
             annotations=self._annotations(node, qname), fields=tuple(fields), methods=tuple(methods),
             enum_constants=tuple(enum_constants), outer=outer, location=self.loc(name_node)))
         for n in nested:
-            self._read_class(n, outer=qname)
+            self._read_class(n, outer=qname, depth=depth + 1)
 
-    def _recover_class(self, node: Node, outer: str | None) -> None:
+    def _recover_class(self, node: Node, outer: str | None, depth: int = 0) -> None:
         """A class declaration the parser could not close (truncated or damaged file): the ``class`` keyword,
         its name, and the complete members that follow are still read, with a diagnostic."""
         children = list(node.children)
@@ -348,7 +352,9 @@ class _FileReader:
                 members = [m for m in children[i + 2:] if m.is_named]
                 self.diagnostics.append(Diagnostic(self.loc(name_node), f"class {_text(name_node)} is damaged; "
                                                    "its complete members were read, damaged ones are skipped"))
-                self._add_class(node, name_node, "class", None, members, [], outer)
+                if depth >= MAX_NESTING:
+                    return
+                self._add_class(node, name_node, "class", None, members, [], outer, depth)
                 return
 
     def _read_fields(self, node: Node, owner: str) -> list[JavaField]:
@@ -430,6 +436,17 @@ def _walk(node: Node) -> Iterator[Node]:
 # Compile-time constants
 
 
+#: deepest nesting read: classes inside classes, and constant expressions (see _ConstantTable.evaluate).  Java
+#: code nests a handful of levels; the limit keeps the recursive readers far from Python's recursion limit.
+MAX_NESTING = 100
+_TOO_DEEP = f" (nested more than {MAX_NESTING} levels deep: not evaluated)"
+
+
+def _clip_source(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 class _ConstantTable:
     """``final`` fields with initialisers, per declaring type, evaluated lazily (with a cycle guard).
 
@@ -445,9 +462,15 @@ class _ConstantTable:
         self.reader = reader
         self.fields: dict[str, dict[str, Node]] = {}  # qualified type -> field -> initializer
         self.simple_types: dict[str, list[str]] = {}  # simple type name -> qualified names
+        self.owners: dict[str, list[str]] = {}  # field name -> qualified types declaring it
         self._evaluating: set[tuple[str, str]] = set()
+        # each constant is evaluated once: `N20 = N19 + N19` chains were exponential (2^20 evaluations)
+        self._values: dict[tuple[str, str], ElementValue] = {}
+        self._depth = 0  # of the evaluation in progress (see evaluate)
 
-    def collect(self, node: Node, outer: str | None) -> None:
+    def collect(self, node: Node, outer: str | None, depth: int = 0) -> None:
+        if depth >= MAX_NESTING:
+            return  # reported by _FileReader._read_class, which stops at the same depth
         for child in node.children:
             if child.type in _CLASS_NODES:
                 name_node = child.child_by_field_name("name")
@@ -471,10 +494,11 @@ class _ConstantTable:
                                 n, v = decl.child_by_field_name("name"), decl.child_by_field_name("value")
                                 if n is not None and v is not None:
                                     table[_text(n)] = v
-                self.collect(body, qname)
+                                    self.owners.setdefault(_text(n), []).append(qname)
+                self.collect(body, qname, depth + 1)
                 for member in members:
                     if member.type == "enum_body_declarations":
-                        self.collect(member, qname)
+                        self.collect(member, qname, depth + 1)
 
     def _scopes(self, scope: str | None) -> Iterator[str]:
         while scope:
@@ -485,34 +509,94 @@ class _ConstantTable:
             scope = scope.rsplit(".", 1)[0]
 
     def lookup(self, name: str, scope: str | None) -> ElementValue | None:
-        for s in self._scopes(scope):
-            if name in self.fields[s]:
-                return self._field_value(s, name)
-        owners = [t for t, table in self.fields.items() if name in table]
-        if len(owners) == 1:
-            return self._field_value(owners[0], name)
-        return None
+        key = self._find(name, scope)
+        return None if key is None else self._field_value(*key)
 
     def lookup_qualified(self, type_text: str, name: str) -> ElementValue | None:
+        key = self._find_qualified(type_text, name)
+        return None if key is None else self._field_value(*key)
+
+    def _find(self, name: str, scope: str | None) -> tuple[str, str] | None:
+        """The constant a bare name in ``scope`` refers to: ``(declaring type, name)``, or None."""
+        for s in self._scopes(scope):
+            if name in self.fields[s]:
+                return s, name
+        owners = self.owners.get(name, [])
+        return (owners[0], name) if len(set(owners)) == 1 else None
+
+    def _find_qualified(self, type_text: str, name: str) -> tuple[str, str] | None:
         simple = type_text.rsplit(".", 1)[-1]
-        candidates = [q for q in self.simple_types.get(simple, []) if q.endswith(type_text) or type_text.endswith(simple)]
-        for q in candidates:
-            if name in self.fields.get(q, {}):
-                return self._field_value(q, name)
+        for q in self.simple_types.get(simple, []):
+            if (q.endswith(type_text) or type_text.endswith(simple)) and name in self.fields.get(q, {}):
+                return q, name
         return None
 
+    def _references(self, node: Node, scope: str) -> Iterator[tuple[str, str]]:
+        """Constants an initializer may refer to (a superset is harmless: it only orders the evaluation)."""
+        for n in _walk(node):
+            if n.type == "identifier":
+                key = self._find(_text(n), scope)
+            elif n.type in ("field_access", "scoped_identifier"):
+                owner, _, name = _text(n).rpartition(".")
+                key = self._find_qualified(owner, name)
+            else:
+                continue
+            if key is not None:
+                yield key
+
     def _field_value(self, owner: str, name: str) -> ElementValue:
-        key = (owner, name)
-        if key in self._evaluating:
+        """The value of a constant, each evaluated once, dependencies first, without recursion between constants.
+
+        A constant's initializer is evaluated only after every constant it refers to (an explicit depth-first
+        walk), so evaluating it finds them memoised: ``N20 = N19 + N19`` chains cost one evaluation per constant
+        instead of 2^20, and a chain of 1,000 constants each referring to the previous one needs no deeper
+        stack than one.  A reference back into a constant being evaluated is :class:`Unresolved` (circular).
+        """
+        root = (owner, name)
+        if root in self._values:
+            return self._values[root]
+        if root in self._evaluating:
             return Unresolved(f"{owner}.{name} (circular)")
-        self._evaluating.add(key)
-        try:
-            return self.evaluate(self.fields[owner][name], owner)
-        finally:
-            self._evaluating.discard(key)
+        stack = [root]
+        pending = {root}
+        while stack:
+            key = stack[-1]
+            deps = [d for d in dict.fromkeys(self._references(self.fields[key[0]][key[1]], key[0]))
+                    if d not in self._values and d not in pending and d not in self._evaluating]
+            if deps:
+                stack.extend(deps)
+                pending.update(deps)
+                continue
+            stack.pop()
+            pending.discard(key)
+            if key in self._values:
+                continue
+            self._evaluating.add(key)
+            saved, self._depth = self._depth, 0  # each initializer gets the whole nesting budget
+            try:
+                self._values[key] = self.evaluate(self.fields[key[0]][key[1]], key[0])
+            finally:
+                self._depth = saved
+                self._evaluating.discard(key)
+        return self._values[root]
 
     def evaluate(self, node: Node, scope: str | None) -> ElementValue:
-        """Evaluate an annotation element / constant initializer; never raises."""
+        """Evaluate an annotation element / constant initializer; never raises.
+
+        Expressions nest at most :data:`MAX_NESTING` levels (parentheses, operators, constants referring
+        to constants, counted together); deeper ones are :class:`Unresolved`, so no source, however
+        generated or hostile, can exhaust Python's stack (3,000 nested parentheses or a 5,000-term
+        ``+`` chain used to be a RecursionError).
+        """
+        if self._depth >= MAX_NESTING:
+            return Unresolved(_clip_source(_text(node)) + _TOO_DEEP)
+        self._depth += 1
+        try:
+            return self._evaluate(node, scope)
+        finally:
+            self._depth -= 1
+
+    def _evaluate(self, node: Node, scope: str | None) -> ElementValue:
         t = node.type
         if t in ("decimal_integer_literal", "hex_integer_literal", "octal_integer_literal", "binary_integer_literal"):
             return _int_literal(_text(node))
@@ -520,7 +604,7 @@ class _ConstantTable:
             try:
                 return float(_text(node).rstrip("fFdD").replace("_", ""))
             except ValueError:
-                return Unresolved(_text(node))
+                return Unresolved(_clip_source(_text(node)))
         if t in ("true", "false"):
             return t == "true"
         if t == "string_literal":
@@ -532,7 +616,7 @@ class _ConstantTable:
                          if c.is_named and c.type not in ("line_comment", "block_comment"))
         if t == "parenthesized_expression":
             inner = [c for c in node.children if c.is_named]
-            return self.evaluate(inner[0], scope) if inner else Unresolved(_text(node))
+            return self.evaluate(inner[0], scope) if inner else Unresolved(_clip_source(_text(node)))
         if t == "unary_expression":
             return self._unary(node, scope)
         if t == "binary_expression":
@@ -547,12 +631,12 @@ class _ConstantTable:
             return found if found is not None else SymbolRef(text)
         if t == "cast_expression":
             return self._cast(node, scope)
-        return Unresolved(_text(node))
+        return Unresolved(_clip_source(_text(node)))
 
     def _cast(self, node: Node, scope: str | None) -> ElementValue:
         type_node, value_node = node.child_by_field_name("type"), node.child_by_field_name("value")
         if type_node is None or value_node is None:
-            return Unresolved(_text(node))
+            return Unresolved(_clip_source(_text(node)))
         value = self.evaluate(value_node, scope)
         target = _text(type_node)
         if _number(value) and target in ("int", "long", "short", "byte"):
@@ -565,24 +649,28 @@ class _ConstantTable:
         op = node.child_by_field_name("operator")
         operand = node.child_by_field_name("operand")
         if op is None or operand is None:
-            return Unresolved(_text(node))
+            return Unresolved(_clip_source(_text(node)))
         value = self.evaluate(operand, scope)
+        if _too_deep(value):
+            return Unresolved(_clip_source(_text(node)) + _TOO_DEEP)
         if _text(op) == "-" and isinstance(value, (int, float)) and not isinstance(value, bool):
             return -value
         if _text(op) == "+" and isinstance(value, (int, float)) and not isinstance(value, bool):
             return value
-        return Unresolved(_text(node))
+        return Unresolved(_clip_source(_text(node)))
 
     def _binary(self, node: Node, scope: str | None) -> ElementValue:
         left_node, right_node = node.child_by_field_name("left"), node.child_by_field_name("right")
         op_node = node.child_by_field_name("operator")
         if left_node is None or right_node is None or op_node is None:
-            return Unresolved(_text(node))
+            return Unresolved(_clip_source(_text(node)))
         left, right, op = self.evaluate(left_node, scope), self.evaluate(right_node, scope), _text(op_node)
+        if _too_deep(left) or _too_deep(right):
+            return Unresolved(_clip_source(_text(node)) + _TOO_DEEP)
         if op == "+" and (isinstance(left, str) or isinstance(right, str)) and _plain(left) and _plain(right):
             return f"{_java_str(left)}{_java_str(right)}"
         if not (_number(left) and _number(right)):
-            return Unresolved(_text(node))
+            return Unresolved(_clip_source(_text(node)))
         try:
             if op == "+":
                 return left + right
@@ -599,7 +687,11 @@ class _ConstantTable:
                 return left - right * int(left / right)
         except (ZeroDivisionError, OverflowError):
             pass
-        return Unresolved(_text(node))
+        return Unresolved(_clip_source(_text(node)))
+
+
+def _too_deep(v: object) -> bool:
+    return isinstance(v, Unresolved) and v.text.endswith(_TOO_DEEP)
 
 
 def _number(v: object) -> bool:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
