@@ -35,6 +35,8 @@ from benchwarden.locations import find_config as find_config
 from benchwarden.locations import read_toml, store_url_from_table
 from benchwarden.locations import resolve_store_url as resolve_store_url
 from benchwarden.locations import store_location as store_location
+from benchwarden.metrics.catalog import PRIMARY
+from benchwarden.metrics.primary import check_metric, is_two_point
 from benchwarden.units import parse_duration_s
 
 
@@ -45,6 +47,9 @@ ADAPTER_OPTIONS: dict[str, frozenset[str]] = {
     "python": frozenset({"benchmarks", "python", "pythonpath"}),
     "command": frozenset({"commands", "command", "shell"}),
 }
+
+#: primary metrics (docs/metrics.md); which kinds support which: benchwarden.metrics.primary
+METRICS = tuple(PRIMARY)
 
 #: stop policies known to the runner (checked here so a typo fails before anything runs)
 STOP_POLICIES = ("dynamic", "static")
@@ -195,6 +200,7 @@ class SettingsModel(_Strict):
     iteration_timeout: float | None = None
     stop: str | None = None
     criteria: Any = None  # a list of names or a table name -> CriterionModel; see _criteria
+    metric: str | None = None  # primary metric: "time", "cpu", "instructions" (docs/metrics.md)
 
     @field_validator("iteration_time", "timeout", "iteration_timeout", mode="before")
     @classmethod
@@ -213,6 +219,13 @@ class SettingsModel(_Strict):
     def _stop(cls, v: str | None) -> str | None:
         if v is not None and v not in STOP_POLICIES:
             raise ValueError(f"unknown stop policy {v!r}; expected one of: {', '.join(STOP_POLICIES)}")
+        return v
+
+    @field_validator("metric")
+    @classmethod
+    def _metric(cls, v: str | None) -> str | None:
+        if v is not None and v not in METRICS:
+            raise ValueError(f"unknown metric {v!r}; expected one of: {', '.join(METRICS)}")
         return v
 
     @field_validator("criteria")
@@ -282,6 +295,16 @@ class SuiteModel(SettingsModel):
         return v
 
     @model_validator(mode="after")
+    def _metric_fits_kind(self) -> "SuiteModel":
+        for where, settings in (("metric", self), *((f"overrides.{p}.metric", o) for p, o in self.overrides.items())):
+            if settings.metric is not None:
+                try:
+                    check_metric(self.kind, settings.metric)
+                except ValueError as exc:
+                    raise ValueError(f"{where}: {exc}") from None
+        return self
+
+    @model_validator(mode="after")
     def _options(self) -> "SuiteModel":
         extra = set((self.model_extra or {}).keys())
         allowed = ADAPTER_OPTIONS.get(self.kind, frozenset())
@@ -334,7 +357,8 @@ class RunSettings:
 
     ``criteria`` are used by the ``dynamic`` stop policy (all must agree);
     ``overrides`` change settings for matching benchmarks — use
-    :meth:`for_benchmark` to get one benchmark's settings.
+    :meth:`for_benchmark` to get one benchmark's settings.  ``metric``: the
+    primary metric the forks measure (docs/metrics.md).
     """
 
     iteration_time_s: float = 1.0
@@ -348,6 +372,7 @@ class RunSettings:
     stop: str = DEFAULT_STOP
     criteria: tuple[CriterionSettings, ...] = DEFAULT_CRITERIA
     overrides: tuple[BenchmarkOverride, ...] = ()
+    metric: str = "time"
 
     def for_benchmark(self, key: str) -> "RunSettings":
         """The settings of the benchmark with ``key``: every matching override applied in file order."""
@@ -392,6 +417,7 @@ class RunSettings:
             "timeout_s": self.timeout_s, "iteration_timeout_s": self.iteration_timeout_s, "stop": self.stop,
             "criteria": [c.to_dict() for c in self.criteria],
             "overrides": [o.to_dict() for o in self.overrides],
+            "metric": self.metric,
         }
 
     @classmethod
@@ -498,6 +524,8 @@ def _merge(base: RunSettings, over: SettingsModel) -> RunSettings:
         values["iteration_timeout_s"] = over.iteration_timeout
     if over.stop is not None:
         values["stop"] = over.stop
+    if over.metric is not None:
+        values["metric"] = over.metric
     merged = RunSettings.from_dict(values)
     if over.criteria is not None:
         merged = replace(merged, criteria=resolve_criteria(base.criteria, over.criteria))
@@ -530,6 +558,15 @@ def _split_command(value: str | list[str] | None, path: Path, key: str) -> tuple
     return argv
 
 
+def _check_metrics(name: str, kind: str, settings: RunSettings, from_defaults: bool, path: Path) -> None:
+    """The suite's metric, inherited from ``[defaults]`` or its own, must be one its kind can measure."""
+    try:
+        check_metric(kind, settings.metric)
+    except ValueError as exc:
+        key = "defaults.metric" if from_defaults else f"suites.{name}.metric"
+        raise ConfigError(f"suite '{name}' (kind {kind}): {exc}", str(path), key) from None
+
+
 def _resolve(model: FileModel, path: Path) -> Config:
     defaults = _merge(BUILTIN_DEFAULTS, model.defaults)
     suites: dict[str, Suite] = {}
@@ -547,6 +584,7 @@ def _resolve(model: FileModel, path: Path) -> Config:
         )
         settings = _merge(defaults, sm)
         settings = replace(settings, overrides=_overrides(settings, sm))
+        _check_metrics(name, sm.kind, settings, model.defaults.metric is not None and sm.metric is None, path)
         suites[name] = Suite(context=ctx, settings=settings)
     store_url = store_url_from_table(model.store, path)
     sections = {"compare": model.compare, "check": model.check, "assess": model.assess}

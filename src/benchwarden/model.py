@@ -78,7 +78,10 @@ class Benchmark:
     ``mode``/``unit``/``direction`` describe how the harness reports it (JMH
     ``thrpt`` in ``ops/s`` is higher-is-better).  ``spec`` carries whatever the
     adapter needs to start a fork of it again (e.g. the Go package directory);
-    the runner never looks inside.
+    the runner never looks inside.  ``metric`` is what ``value_ns`` holds:
+    ``"time"`` (wall-clock time per op), ``"cpu"`` (CPU time per op) or
+    ``"instructions"`` (instructions per op, ``unit`` ``instr/op``); see
+    docs/metrics.md.
     """
 
     id: BenchmarkId
@@ -86,16 +89,20 @@ class Benchmark:
     unit: str
     direction: Direction = Direction.LOWER_IS_BETTER
     spec: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+    metric: str = "time"
 
 
 @dataclass(frozen=True)
 class IterationResult:
     """One iteration of one fork, as streamed from the harness.
 
-    ``value_ns``: time per operation in ns (lower is better), always > 0.
+    ``value_ns``: the benchmark's primary metric per operation, normalised so
+    that lower is better, always > 0: time in ns (or CPU time in ns, or
+    instructions, per ``Benchmark.metric``).
     ``raw_value``: the harness's own figure in the benchmark's display unit.
     ``ops``: operations executed in the iteration, when the harness says.
-    ``secondary``: extra metrics, e.g. ``{"B/op": 16.0, "allocs/op": 1.0}``.
+    ``secondary``: extra metrics by label, e.g. ``{"B/op": 16.0, "allocs/op": 1.0}``
+    (labels are mapped to metric definitions by :mod:`benchwarden.metrics.catalog`).
     """
 
     value_ns: float

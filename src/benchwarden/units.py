@@ -76,6 +76,11 @@ def format_duration(seconds: float) -> str:
     return f"{h}h{rem // 60:02d}m"
 
 
+#: primary units that are counts per operation, not times: their "ns/op" value is the count itself
+#: (``Benchmark.metric == "instructions"``, docs/metrics.md)
+COUNT_UNITS = frozenset({"instr/op"})
+
+
 def _split(unit: str) -> tuple[str, str]:
     if "/" not in unit:
         raise ValueError(f"unknown unit {unit!r}: expected e.g. 'ns/op' or 'ops/s'")
@@ -90,7 +95,9 @@ def direction_of(unit: str) -> Direction:
 
 
 def to_ns_per_op(value: float, unit: str) -> float:
-    """Convert a harness figure to ns/op. ``to_ns_per_op(2.0, "ops/us") == 500.0``."""
+    """Convert a harness figure to ns/op. ``to_ns_per_op(2.0, "ops/us") == 500.0``; counts stay as they are."""
+    if unit in COUNT_UNITS:
+        return value
     num, den = _split(unit)
     if num == "ops":
         if den not in TIME_UNITS_NS:
@@ -105,6 +112,8 @@ def to_ns_per_op(value: float, unit: str) -> float:
 
 def from_ns_per_op(value_ns: float, unit: str) -> float:
     """Inverse of :func:`to_ns_per_op`."""
+    if unit in COUNT_UNITS:
+        return value_ns
     num, den = _split(unit)
     if num == "ops":
         return TIME_UNITS_NS[den] / value_ns

@@ -15,6 +15,9 @@ FORBIDDEN = {
     "stats": {"*"},
     "units": {"adapters", "runner", "store", "cli", "report", "stats", "audit", "config"},
     "errors": {"*"},
+    # metric definitions and measurement helpers: model, errors and units only
+    "metrics": {"adapters", "runner", "store", "cli", "report", "stats", "audit", "config", "compare", "spl",
+                "assess"},
     "adapters": {"runner", "store", "cli", "report", "stats", "audit", "config"},
     "store": {"runner", "cli", "adapters", "report", "audit", "stats", "config"},
     "runner": {"cli", "report", "audit"},

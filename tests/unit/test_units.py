@@ -34,3 +34,11 @@ def test_zero_only_where_it_means_something():
                                            (math.nan, "n/a"), (math.inf, "n/a")])
 def test_format_duration(seconds, text):
     assert format_duration(seconds) == text
+
+
+def test_instruction_counts_are_their_own_normalised_value():
+    from benchwarden.units import direction_of, from_ns_per_op, to_ns_per_op
+
+    assert to_ns_per_op(249_000.0, "instr/op") == 249_000.0
+    assert from_ns_per_op(249_000.0, "instr/op") == 249_000.0
+    assert direction_of("instr/op").value == "lower"

@@ -64,6 +64,8 @@ class ForkPlan:
     (warmup upper bound + measurement iterations); the runner usually stops it
     earlier.  ``iteration_timeout_s``: if no iteration result arrives for this
     long, the fork is considered hung.  ``timeout_s``: bound on the whole fork.
+    ``metric``: the primary metric to measure (``"time"``, ``"cpu"``, ``"instructions"``;
+    docs/metrics.md); the adapter reports it as ``value_ns``.
     """
 
     fork_index: int
@@ -73,6 +75,7 @@ class ForkPlan:
     iteration_timeout_s: float
     jvm_args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
+    metric: str = "time"
 
 
 @runtime_checkable

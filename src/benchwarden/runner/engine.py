@@ -26,6 +26,7 @@ from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import Adapter, ForkPlan, RunningFork
 from benchwarden.config import RunSettings, Suite
 from benchwarden.errors import BenchwardenError, ForkFailed, UsageError
+from benchwarden.metrics.primary import is_two_point, with_metric
 from benchwarden.model import (
     Benchmark,
     BenchmarkResult,
@@ -72,6 +73,8 @@ class PlannedBenchmark:
     @property
     def bounds(self) -> Bounds:
         s = self.settings
+        if is_two_point(self.suite.kind, s.metric):  # each iteration is fresh processes: nothing to warm up
+            return Bounds(0, 0, s.iterations, s.forks_min, s.forks_max)
         return Bounds(s.warmup_min, s.warmup_max, s.iterations, s.forks_min, s.forks_max)
 
     def fork_budget_s(self) -> float:
@@ -131,7 +134,8 @@ def plan_run(suites: Sequence[Suite], cli_filter: str | None = None,
         for k, v in prepared.toolchain.items():
             plan.toolchain.setdefault(k, v)
         keep = compile_filters(ctx.filter, cli_filter)
-        plan.benchmarks.extend(PlannedBenchmark(suite, adapter, b) for b in benchmarks if keep(b.id.key))
+        plan.benchmarks.extend(PlannedBenchmark(suite, adapter, with_metric(b, suite.settings.for_benchmark(b.id.key).metric))
+                               for b in benchmarks if keep(b.id.key))
     return plan
 
 
@@ -149,7 +153,8 @@ def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, polic
     bench = planned.benchmark
     plan = ForkPlan(fork_index=fork_index, iteration_time_s=settings.iteration_time_s,
                     max_iterations=bounds.max_iterations_per_fork, timeout_s=settings.fork_timeout_s(),
-                    iteration_timeout_s=settings.silence_timeout_s(), jvm_args=ctx.jvm_args, env=dict(ctx.env))
+                    iteration_timeout_s=settings.silence_timeout_s(), jvm_args=ctx.jvm_args, env=dict(ctx.env),
+                    metric=settings.metric)
     warmup: list[IterationResult] = []
     measurement: list[IterationResult] = []
     decisions: list[StopDecision] = []

@@ -5,6 +5,8 @@ this module is its single implementation.  Format history (keep; one line per
 version):
 
 * **1** (benchwarden 0.1.0): first version.
+* **2**: each benchmark has ``metric`` (``time``, ``cpu``, ``instructions``: what ``value_ns``
+  holds, docs/metrics.md); version 1 documents get ``"time"``.
 
 Reading validates the whole document with pydantic (strict JSON types, no
 unknown keys) before anything is built, so a bad file is rejected with the
@@ -43,10 +45,19 @@ from benchwarden.store.rows import MAX_TIMESTAMP
 
 FORMAT_NAME = "benchwarden-run"
 #: the format version this code writes
-JSON_SCHEMA_VERSION = 1
+JSON_SCHEMA_VERSION = 2
+
+
+def _v1_to_v2(document: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 knew wall-clock time only."""
+    for benchmark in document.get("benchmarks") or []:
+        if isinstance(benchmark, dict):
+            benchmark.setdefault("metric", "time")
+    return document
+
 
 #: from_version -> function turning a decoded document of that version into the next one
-JSON_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+JSON_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
 
 
 # -- serialisation ---------------------------------------------------------------------------------
@@ -76,7 +87,8 @@ def _run_to_json(data: RunData) -> dict[str, Any]:
 def _benchmark_to_json(result: BenchmarkResult) -> dict[str, Any]:
     b = result.benchmark
     return {"suite": b.id.suite, "name": b.id.name, "params": records.params_to_json(b.id.params), "key": b.id.key,
-            "mode": b.mode, "unit": b.unit, "direction": b.direction.value, "spec": dict(b.spec),
+            "mode": b.mode, "unit": b.unit, "direction": b.direction.value, "metric": b.metric,
+            "spec": dict(b.spec),
             "status": result.status.value, "message": result.message,
             "fork_decisions": records.decisions_to_json(result.fork_decisions),
             "forks": [_fork_to_json(f) for f in result.forks]}
@@ -155,6 +167,7 @@ class _Benchmark(_Strict):
     mode: str
     unit: str
     direction: Literal["lower", "higher"]
+    metric: Literal["time", "cpu", "instructions"]
     spec: dict[str, str] = Field(default_factory=dict)
     status: Literal["ok", "failed", "skipped"]
     message: str | None = None
@@ -176,7 +189,7 @@ class _Run(_Strict):
 
 class _Document(_Strict):
     format: Literal["benchwarden-run"]
-    schema_version: Literal[1]
+    schema_version: Literal[2]
     run: _Run
     benchmarks: list[_Benchmark]
 
@@ -266,7 +279,8 @@ def _build_benchmark(b: _Benchmark, position: int, source: str) -> BenchmarkResu
     indexes = [f.index for f in b.forks]
     if len(set(indexes)) != len(indexes):
         raise ImportFormatError(source, f"benchmarks[{position}].forks: duplicate fork index in {indexes}")
-    benchmark = Benchmark(id=bid, mode=b.mode, unit=b.unit, direction=Direction(b.direction), spec=dict(b.spec))
+    benchmark = Benchmark(id=bid, mode=b.mode, unit=b.unit, direction=Direction(b.direction), spec=dict(b.spec),
+                          metric=b.metric)
     return BenchmarkResult(benchmark=benchmark, forks=tuple(_build_fork(f) for f in b.forks),
                            status=BenchmarkStatus(b.status), message=b.message,
                            fork_decisions=records.decisions_from_json([d.model_dump() for d in b.fork_decisions]))

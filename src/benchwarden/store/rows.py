@@ -35,6 +35,9 @@ from benchwarden.model import (
 )
 from benchwarden.store import records
 
+#: primary metrics a benchmark row may hold (schema version 2; benchwarden.metrics.catalog.PRIMARY)
+METRICS = ("time", "cpu", "instructions")
+
 #: timestamps are epoch seconds in [0, MAX_TIMESTAMP]: beyond (year ~5138), or before 1970, no clock of
 #: ours produced them, and dates far outside would not even display (datetime's years 1-9999)
 MAX_TIMESTAMP = 1e11
@@ -97,6 +100,7 @@ def benchmark_row(run_id: int, position: int, benchmark: Benchmark, status: str 
         "params": records.params_to_json(bid.params), "key": bid.key, "mode": benchmark.mode,
         "unit": benchmark.unit, "direction": benchmark.direction.value, "spec": dict(benchmark.spec),
         "status": status, "message": message, "fork_decisions": records.decisions_to_json(fork_decisions),
+        "metric": benchmark.metric,
     }
 
 
@@ -286,8 +290,11 @@ def assemble_run(run_row: Any, bench_rows: Sequence[Any], fork_rows: Sequence[An
 def _benchmark_result(row: Any, fork_results: list[ForkResult]) -> BenchmarkResult:
     r = _Row("benchmarks", row, row.id)
     spec = r.text_map("spec")
+    metric = r.text("metric")
+    if metric not in METRICS:
+        raise r.corrupt("metric", f"unknown value {metric!r} (expected one of: {', '.join(METRICS)})")
     benchmark = Benchmark(id=benchmark_id(row), mode=r.text("mode"), unit=r.text("unit"),
-                          direction=r.enum("direction", Direction), spec=spec)
+                          direction=r.enum("direction", Direction), spec=spec, metric=metric)
     if row.status is None:
         status, message = BenchmarkStatus.OK, records.UNFINISHED_MESSAGE
     else:

@@ -4,6 +4,9 @@ Schema history (keep this list; add one line per version):
 
 * **1** (benchwarden 0.1.0): ``runs``, ``benchmarks``, ``forks``,
   ``iterations``, ``schema_version``.
+* **2**: ``benchmarks.metric`` — the primary metric ``value_ns`` holds
+  (``time``, ``cpu``, ``instructions``; docs/metrics.md).  Rows of version 1
+  were all measured in wall-clock time: the migration fills in ``time``.
 
 Layout: a run has benchmarks (one row per suite x benchmark key, in the
 order they were added); a benchmark has forks (unique per fork index); a
@@ -81,6 +84,7 @@ benchmarks = sa.Table(
     sa.Column("status", sa.String(16), nullable=True),  # model.BenchmarkStatus value; NULL = not finished
     sa.Column("message", sa.Text, nullable=True),
     sa.Column("fork_decisions", Json, nullable=False),  # list of StopDecision objects
+    sa.Column("metric", sa.String(16), nullable=False, server_default="time"),  # Benchmark.metric (version 2)
     sa.UniqueConstraint("run_id", "suite", "key", name="uq_benchmarks_run_suite_key"),
 )
 
@@ -124,8 +128,15 @@ class Migration:
     apply: Callable[[Connection], None]
 
 
-#: the migration chain, ordered; empty while version 1 is the only version
-MIGRATIONS: tuple[Migration, ...] = ()
+def _add_benchmark_metric(conn: Connection) -> None:
+    """1 -> 2: every benchmark of version 1 was measured in wall-clock time."""
+    conn.execute(sa.text("ALTER TABLE benchmarks ADD COLUMN metric VARCHAR(16) NOT NULL DEFAULT 'time'"))
+
+
+#: the migration chain, ordered
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "benchmarks.metric: the primary metric of value_ns", _add_benchmark_metric),
+)
 
 _OUR_TABLES = ("runs", "benchmarks", "forks", "iterations")
 _SCHEMA_LOCK_KEY = 0x62656E6368  # "bench": advisory lock id for schema creation and migration on PostgreSQL

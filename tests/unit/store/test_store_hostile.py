@@ -49,6 +49,7 @@ DAMAGE = [
     ("UPDATE benchmarks SET params = '[1'", "benchmarks", "params"),
     ("UPDATE benchmarks SET params = '[[\"size\"]]'", "benchmarks", "params"),
     ("UPDATE benchmarks SET direction = 'sideways'", "benchmarks", "direction"),
+    ("UPDATE benchmarks SET metric = 'cycles'", "benchmarks", "metric"),  # schema version 2
     ("UPDATE benchmarks SET spec = '[1, 2]'", "benchmarks", "spec"),
     ("UPDATE benchmarks SET fork_decisions = '[{\"stop\": 1}]'", "benchmarks", "fork_decisions"),
     ("UPDATE forks SET warmup_decisions = '[{\"stop\": true}]'", "forks", "warmup_decisions"),

@@ -102,7 +102,7 @@ _DELETE = object()
     ({"benchmarks__0__key": "Other[size=1]"}, r"benchmarks\[0\]\.key: 'Other\[size=1\]' does not match"),
     ({"benchmarks__1__forks__1__index": 1}, r"benchmarks\[1\]\.forks: duplicate fork index in \[1, 1\]"),
     ({"format": "jmh"}, r"not a benchwarden run export: expected \"format\": \"benchwarden-run\", found 'jmh'"),
-    ({"schema_version": 99}, r"schema_version 99 was written by a newer benchwarden; this one reads versions up to 1"),
+    ({"schema_version": 99}, r"schema_version 99 was written by a newer benchwarden; this one reads versions up to 2"),
     ({"schema_version": "1"}, r"schema_version: expected a positive integer, found '1'"),
 ])
 def test_invalid_documents_are_rejected_naming_the_place(changes, message):

@@ -77,19 +77,20 @@ def test_migrations_run_in_order_and_keep_the_data(tmp_path: Path):
     def step(version: int):
         def apply(conn: sa.Connection) -> None:
             applied.append(version)
-            if version == 1:
+            if version == SCHEMA_VERSION:
                 _add_note_column(conn)
         return Migration(version, f"step {version}", apply)
 
     # given out of order on purpose: the chain is followed by from_version
-    assert _ensure(path, [step(2), step(1)], target_version=3) == 3
-    assert applied == [1, 2]
-    assert _version(str(path)) == 3
+    now = SCHEMA_VERSION
+    assert _ensure(path, [step(now + 1), step(now)], target_version=now + 2) == now + 2
+    assert applied == [now, now + 1]
+    assert _version(str(path)) == now + 2
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT note FROM runs").fetchone()[0] == f"migrated: {expected.meta.label}"
     engine = create_store_engine(parse_location(path))
     with engine.begin() as conn:
-        conn.execute(sa.text("UPDATE schema_version SET version = 1"))  # pretend the code is at 3 no more
+        conn.execute(sa.text("UPDATE schema_version SET version = :v"), {"v": SCHEMA_VERSION})  # back to ours
     engine.dispose()
     with open_store(path) as store:  # our tables still read: the extra column is harmless
         assert dataclasses.replace(store.load_run(run_id), id=None) == expected
@@ -99,9 +100,11 @@ def test_a_failing_migration_rolls_back_completely(tmp_path: Path):
     path = tmp_path / "results.db"
     with open_store(path):
         pass
+    now = SCHEMA_VERSION
     with pytest.raises(RuntimeError, match="migration bug"):
-        _ensure(path, [Migration(1, "adds a note", _add_note_column), Migration(2, "broken", _rename_then_fail)], 3)
-    assert _version(str(path)) == 1
+        _ensure(path, [Migration(now, "adds a note", _add_note_column), Migration(now + 1, "broken", _rename_then_fail)],
+                now + 2)
+    assert _version(str(path)) == now
     with sqlite3.connect(path) as conn:
         columns = [row[1] for row in conn.execute("PRAGMA table_info(runs)")]
     assert "note" not in columns and "half_done" not in columns  # DDL is transactional too
@@ -111,9 +114,10 @@ def test_a_gap_in_the_chain_is_reported(tmp_path: Path):
     path = tmp_path / "results.db"
     with open_store(path):
         pass
-    with pytest.raises(StoreError, match="no migration from schema version 2 to 3"):
-        _ensure(path, [Migration(1, "one", lambda conn: None)], target_version=3)
-    assert _version(str(path)) == 1
+    now = SCHEMA_VERSION
+    with pytest.raises(StoreError, match=f"no migration from schema version {now + 1} to {now + 2}"):
+        _ensure(path, [Migration(now, "one", lambda conn: None)], target_version=now + 2)
+    assert _version(str(path)) == now
 
 
 def test_foreign_database_with_our_table_names_is_refused(tmp_path: Path):
@@ -148,7 +152,7 @@ def test_unrelated_tables_in_the_database_are_left_in_place(tmp_path: Path):
         assert conn.execute("SELECT x FROM notes").fetchall() == [("keep me",)]
 
 
-@pytest.mark.parametrize("version", [1])
+@pytest.mark.parametrize("version", [1, 2])
 def test_stores_written_by_older_versions_still_load(tmp_path: Path, version: int):
     """store-vN.sql is the SQLite dump of a store written by schema version N, holding the run of run-vN.json."""
     path = tmp_path / "old.db"
@@ -162,6 +166,9 @@ def test_stores_written_by_older_versions_still_load(tmp_path: Path, version: in
     assert _version(str(path)) == SCHEMA_VERSION
     assert dataclasses.replace(loaded, id=None) == expected
     assert [dict(r.benchmark.spec) for r in loaded.results] == [dict(r.benchmark.spec) for r in expected.results]
+    metrics = [r.benchmark.metric for r in loaded.results]
+    # version 1 knew wall-clock time only; version 2 stored a CPU-time benchmark as such
+    assert metrics == (["time", "time", "time"] if version == 1 else ["time", "time", "cpu"])
 
 
 def test_read_version_is_the_single_row(tmp_path: Path):
