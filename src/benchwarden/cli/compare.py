@@ -198,6 +198,7 @@ def _write_outputs(comparison: Comparison, markdown_path: Path | None, junit_pat
 def _print(inv: Invocation, c: Comparison, report_path: Path) -> None:
     from benchwarden.report.comparison_table import comparison_table
     from benchwarden.report.json_export import comparison_to_dict
+    from benchwarden.report.metrics_table import fmt_value, metrics_table
     from benchwarden.report.table import to_rich
 
     if inv.json:
@@ -206,6 +207,8 @@ def _print(inv: Invocation, c: Comparison, report_path: Path) -> None:
     title = f"compare: base {c.base.label} vs candidate {c.candidate.label}"
     if c.benchmarks:
         console.print(to_rich(comparison_table(c.benchmarks, title=title)))
+    if any(r.metrics for r in c.benchmarks):
+        console.print(to_rich(metrics_table(c.benchmarks, c.fail_on, title="metrics beside the primary verdict")))
     design = c.design
     if design.get("fixed_sample"):
         console.print(f"CI: {float(design['confidence']):.1%} confidence interval of the time ratio candidate/base "
@@ -225,6 +228,11 @@ def _print(inv: Invocation, c: Comparison, report_path: Path) -> None:
                       highlight=False)
     for name, where in c.unmatched:
         console.print(visible(f"note: {name}: {where}, not compared"), markup=False, highlight=False)
+    for r in c.failures:
+        for m in r.failing_metrics(c.fail_on):
+            console.print(visible(f"✗ {r.name}: {m.name} worse ({fmt_value(m.base)} → {fmt_value(m.candidate)} "
+                                  f"{m.unit}), and fail_on includes {m.name!r}"), style="bold red", markup=False,
+                          highlight=False)
     counts = ", ".join(f"{n} {v}" for v, n in c.counts().items()) or "nothing compared"
     runs = f"runs {c.base.run_id} (base), {c.candidate.run_id} (candidate)"
     console.print(f"{counts}; {runs}; forks took {format_duration(c.machine_time_s)}"

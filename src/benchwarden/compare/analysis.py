@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from benchwarden.compare.metrics import judge_metrics
 from benchwarden.compare.result import BenchmarkComparison, Look
 from benchwarden.compare.sequential import SequentialDesign
 from benchwarden.compare.settings import CompareSettings
@@ -67,16 +68,18 @@ def compare_forks(benchmark: Benchmark, base_forks: Sequence[ForkResult], candid
     common = dict(suite=benchmark.id.suite, key=key, mode=benchmark.mode, unit=benchmark.unit,
                   direction=benchmark.direction, min_change=settings.min_change_for(key), time_s=time_s,
                   base_ns=tuple(tuple(f) for f in base), candidate_ns=tuple(tuple(f) for f in candidate),
-                  looks=tuple(looks), order=tuple(order), message=message, paired=paired)
+                  looks=tuple(looks), order=tuple(order), message=message, paired=paired, metric=benchmark.metric)
     if skipped:
         return BenchmarkComparison(verdict=Verdict.SKIPPED, **common)
     if error:
         return BenchmarkComparison(verdict=Verdict.ERROR, **common)
     pairs = min(len(base), len(candidate))
-    if pairs < 2:
-        return BenchmarkComparison(verdict=Verdict.INCONCLUSIVE, **{**common, "message": message or
-                                   f"only {pairs} complete fork pair(s): at least 2 are needed to compare"})
     levels = design.look_confidences(min(max(pairs, design.min_pairs), design.max_pairs))
+    metrics = judge_metrics(base_forks, candidate_forks, levels=levels, threshold=settings.min_change_for(key),
+                            tolerances=settings.tolerances, paired=paired)
+    if pairs < 2:
+        return BenchmarkComparison(verdict=Verdict.INCONCLUSIVE, metrics=metrics, **{**common, "message": message or
+                                   f"only {pairs} complete fork pair(s): at least 2 are needed to compare"})
     judgement = judge_look(key, base, candidate, levels, settings, paired)
     final_looks = tuple(looks) if looks and looks[-1].pairs == pairs else (*looks, as_look(pairs, judgement))
     warnings = list(judgement.warnings)
@@ -89,4 +92,4 @@ def compare_forks(benchmark: Benchmark, base_forks: Sequence[ForkResult], candid
         equivalence_low=e.low, equivalence_high=e.high, equivalence_confidence=e.confidence,
         mde=judgement.mde, pairs_needed=judgement.pairs_needed,
         outliers=tuple(o.describe() for o in judgement.analysis.outliers),
-        warnings=tuple(dict.fromkeys(warnings)), **{**common, "looks": final_looks})
+        warnings=tuple(dict.fromkeys(warnings)), metrics=metrics, **{**common, "looks": final_looks})

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from benchwarden.compare.metrics import MetricComparison, MetricVerdict
 from benchwarden.compare.verdict import Verdict
 from benchwarden.model import Direction
 
@@ -89,10 +90,28 @@ class BenchmarkComparison:
     confirmations: tuple[Verdict, ...] = ()
     message: str | None = None
     warnings: tuple[str, ...] = ()
+    metric: str = "time"
+    metrics: tuple[MetricComparison, ...] = ()
 
     @property
     def name(self) -> str:
         return f"{self.suite}:{self.key}"
+
+    def gates(self, name: str) -> bool:
+        """Whether ``name`` (from ``fail_on``) is this benchmark's primary verdict: ``"time"`` always is,
+        and so is the primary metric's own name (``"cpu"`` for a CPU-time comparison)."""
+        return name in ("time", self.metric)
+
+    def failing_metrics(self, fail_on: tuple[str, ...]) -> tuple[MetricComparison, ...]:
+        """Secondary metrics that got worse and are named in ``fail_on``."""
+        return tuple(m for m in self.metrics if m.verdict is MetricVerdict.WORSE and m.name in fail_on
+                     and not self.gates(m.name))
+
+    def fails(self, fail_on: tuple[str, ...]) -> bool:
+        """Whether this benchmark fails the gate: its primary verdict is slower and gated, or a gated metric
+        got worse."""
+        slower = self.verdict is Verdict.SLOWER and any(self.gates(n) for n in fail_on)
+        return slower or bool(self.failing_metrics(fail_on))
 
     @property
     def pairs(self) -> int:
@@ -135,6 +154,8 @@ class Comparison:
     ``unmatched``: benchmarks present in one version only, as ``(name, "base only" | "candidate only")``.
     ``failed_suites``: suite -> error message, for suites that could not be prepared on either side.
     ``machine_time_s``: wall time of every fork run (both versions, confirmations included).
+    ``fail_on``: the verdicts that fail the gate (``[compare] fail_on``): ``"time"`` is the primary
+    verdict, other names are metrics (docs/metrics.md).
     """
 
     source: str  # "revisions" | "variants" | "artifacts" | "runs"
@@ -148,6 +169,7 @@ class Comparison:
     elapsed_s: float = 0.0
     machine_time_s: float = 0.0
     machine: Mapping[str, str] = field(default_factory=dict)
+    fail_on: tuple[str, ...] = ("time",)
 
     def with_verdict(self, verdict: Verdict) -> tuple[BenchmarkComparison, ...]:
         return tuple(b for b in self.benchmarks if b.verdict is verdict)
@@ -155,6 +177,11 @@ class Comparison:
     @property
     def regressions(self) -> tuple[BenchmarkComparison, ...]:
         return self.with_verdict(Verdict.SLOWER)
+
+    @property
+    def failures(self) -> tuple[BenchmarkComparison, ...]:
+        """Benchmarks that fail the gate: slower (when the primary verdict gates) or a gated metric worse."""
+        return tuple(b for b in self.benchmarks if b.fails(self.fail_on))
 
     @property
     def errors(self) -> tuple[BenchmarkComparison, ...]:
@@ -167,11 +194,12 @@ class Comparison:
 
     @property
     def gate(self) -> str:
-        """``"error"`` when something could not be compared, else ``"regression"`` if any benchmark is
-        slower, else ``"pass"`` (the CLI maps these to exit statuses 2, 1, 0)."""
+        """``"error"`` when something could not be compared, else ``"regression"`` if any benchmark fails
+        (:attr:`failures`: slower, or a metric of ``fail_on`` worse), else ``"pass"`` (the CLI maps these to
+        exit statuses 2, 1, 0)."""
         if self.incomplete:
             return "error"
-        return "regression" if self.regressions else "pass"
+        return "regression" if self.failures else "pass"
 
     def counts(self) -> dict[str, int]:
         return {v.value: len(self.with_verdict(v)) for v in Verdict if self.with_verdict(v)}

@@ -83,7 +83,8 @@ def run_comparison(sources: Sources, store, options: SessionOptions = SessionOpt
                 "min_change": settings.min_change, "confirm": settings.confirm, "seed": seed,
                 "session": session_id},
         benchmarks=tuple(results), unmatched=tuple(pairing.unmatched), failed_suites=dict(pairing.failed_suites),
-        created_at=wall(), elapsed_s=monotonic() - t0, machine_time_s=machine_time_s, machine=machine)
+        created_at=wall(), elapsed_s=monotonic() - t0, machine_time_s=machine_time_s, machine=machine,
+        fail_on=settings.fail_on)
 
 
 def _nothing_to_compare(pairing: Pairing) -> str:

@@ -11,6 +11,8 @@ max_forks = 20                 # fork pairs at most (the sequential design's hor
 spending = "pocock"            # alpha spending: "pocock" or "obrien-fleming"
 confirm = 0                    # re-measure a regression this many times before failing the gate
 thresholds = { "Noisy" = "15%" }   # per-benchmark minimum change, by regular expression on the key
+fail_on = ["time", "allocs"]   # verdicts that fail the gate: "time" = the primary verdict, else metric names
+tolerances = { bytes = "1%" }  # exact-rule tolerance per metric (docs/metrics.md)
 ```
 
 Removed keys are refused with the reason: ``noise_floor`` (noise no longer raises the threshold; it
@@ -25,6 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from benchwarden.compare.sequential import SequentialDesign
+from benchwarden.metrics.catalog import GATE_NAMES
 
 
 def parse_fraction(value: Any) -> float:
@@ -63,6 +66,8 @@ class CompareSettings(BaseModel):
     spending: Literal["pocock", "obrien-fleming"] = "pocock"
     confirm: int = Field(default=0, ge=0, le=10)
     thresholds: dict[str, float] = Field(default_factory=dict)
+    fail_on: tuple[str, ...] = ("time",)
+    tolerances: dict[str, float] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -91,6 +96,26 @@ class CompareSettings(BaseModel):
                 raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from None
             out[pattern] = parse_fraction(value)
         return out
+
+    @field_validator("fail_on", mode="before")
+    @classmethod
+    def _fail_on(cls, v: Any) -> tuple[str, ...]:
+        if isinstance(v, str) or not isinstance(v, (list, tuple)) or not all(isinstance(n, str) for n in v):
+            raise ValueError(f"expected a list of names such as [\"time\", \"allocs\"], got {v!r}")
+        unknown = [n for n in v if n not in GATE_NAMES]
+        if unknown:
+            raise ValueError(f"unknown metric {unknown[0]!r}; expected names from: {', '.join(GATE_NAMES)}")
+        return tuple(dict.fromkeys(v))
+
+    @field_validator("tolerances", mode="before")
+    @classmethod
+    def _tolerances(cls, v: Any) -> dict[str, float]:
+        if not isinstance(v, dict):
+            raise ValueError("expected a table of metric = fraction, e.g. { bytes = \"1%\" }")
+        unknown = [n for n in v if n not in GATE_NAMES or n == "time"]
+        if unknown:
+            raise ValueError(f"no tolerance for {unknown[0]!r}; metrics: {', '.join(n for n in GATE_NAMES if n != 'time')}")
+        return {name: parse_fraction(value) for name, value in v.items()}
 
     @model_validator(mode="after")
     def _forks(self) -> "CompareSettings":

@@ -45,7 +45,8 @@ def compare_runs(base: RunData, candidate: RunData, settings: CompareSettings) -
                 **({"session": session["session"]} if session else {})},
         benchmarks=tuple(results), unmatched=tuple(unmatched), created_at=max(base.meta.created_at,
                                                                             candidate.meta.created_at),
-        machine_time_s=sum(r.time_s for r in results), machine=dict(candidate.meta.machine))
+        machine_time_s=sum(r.time_s for r in results), machine=dict(candidate.meta.machine),
+        fail_on=settings.fail_on)
 
 
 def _compare_pair(base: BenchmarkResult, candidate: BenchmarkResult, stored_design: SequentialDesign | None,
@@ -54,6 +55,9 @@ def _compare_pair(base: BenchmarkResult, candidate: BenchmarkResult, stored_desi
               if r.status is BenchmarkStatus.FAILED]
     skipped = [f"{role}: {r.message or 'skipped'}" for role, r in (("base", base), ("candidate", candidate))
                if r.status is BenchmarkStatus.SKIPPED]
+    if base.benchmark.metric != candidate.benchmark.metric:
+        failed.append(f"the base was measured in {base.benchmark.metric}, the candidate in "
+                      f"{candidate.benchmark.metric}: they cannot be compared")
     design = stored_design or _fixed_design(base, candidate, settings)
     looks = _looks_from(base.fork_decisions, design) if stored_design else ()
     # Forks of one comparison session ran in pairs (fork k of each side in round k); two ordinary runs

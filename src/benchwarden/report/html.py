@@ -41,6 +41,7 @@ from benchwarden.report.comparison_table import (
 )
 from benchwarden.report.escaping import visible
 from benchwarden.report.json_export import comparison_to_dict
+from benchwarden.report.metrics_table import metrics_table
 from benchwarden.units import format_duration, from_ns_per_op
 
 _OPEN = (Verdict.SLOWER, Verdict.FASTER, Verdict.ERROR, Verdict.INCONCLUSIVE)
@@ -135,7 +136,7 @@ def comparison_html(c: Comparison) -> bytes:
     table = comparison_table(results)
     table_rows = [{"cells": cells, "anchor": anchors[r.name], "verdict": r.verdict.value}
                   for cells, r in zip(table.rows, results)]
-    gate_text = {"pass": "no regression", "regression": f"{len(c.regressions)} regression(s)",
+    gate_text = {"pass": "no regression", "regression": f"{len(c.failures)} regression(s)",
                  "error": "incomplete: something could not be compared"}[c.gate]
     machine = ", ".join(f"{k} {v}" for k, v in c.machine.items() if k in ("cpu", "cores", "os"))
     html = environment().get_template("compare.html.j2").render(
@@ -143,6 +144,8 @@ def comparison_html(c: Comparison) -> bytes:
         design_text=_design_text(c), machine_time=format_duration(c.machine_time_s),
         elapsed=format_duration(c.elapsed_s) if c.elapsed_s else "", machine=machine,
         forest_svg=Markup(plots.forest_plot(rows)) if rows else None, table=table, table_rows=table_rows,
+        metrics_table=metrics_table(results, c.fail_on) if any(r.metrics for r in results) else None,
+        fail_on=", ".join(c.fail_on),
         unmatched=list(c.unmatched), failed_suites=list(c.failed_suites.items()),
         sections=[_section(i, r) for i, r in enumerate(results)], data_json=json_for_script(comparison_to_dict(c)))
     return html.encode()

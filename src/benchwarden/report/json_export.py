@@ -2,7 +2,9 @@
 
 Version 2 (the paired log-scale verdict): ``ratio`` is the robust estimate, ``mean_ratio`` the ratio
 of means; ``equivalence`` is the interval "unchanged" is judged on; ``mde`` and ``pairs_needed``;
-``outliers``; ``noise_floor`` is gone (the threshold is ``min_change``).
+``outliers``; ``noise_floor`` is gone (the threshold is ``min_change``).  Since metrics (docs/metrics.md),
+also: ``fail_on`` and, per benchmark, ``metric`` (what the ratio is of) and ``metrics`` (every other
+metric, judged: name, unit, rule, verdict, typical values, fork values) — additions only.
 
 Everything the verdicts were decided from is included — ratios and intervals, p-values,
 thresholds, the look trail, the fork-level measurements (ns/op) — so another tool can
@@ -42,12 +44,15 @@ def benchmark_to_dict(r: BenchmarkComparison) -> dict[str, Any]:
         "looks": [{k: (_finite(v) if isinstance(v, float) else v) for k, v in look.to_dict().items()}
                   for look in r.looks],
         "measurements_ns": {"base": [list(f) for f in r.base_ns], "candidate": [list(f) for f in r.candidate_ns]},
+        "metric": r.metric,
+        "metrics": [{k: (_finite(v) if isinstance(v, float) else v) for k, v in m.to_dict().items()}
+                    for m in r.metrics],
     }
 
 
 def comparison_to_dict(c: Comparison) -> dict[str, Any]:
     return {
-        "format": FORMAT, "version": VERSION, "source": c.source, "gate": c.gate,
+        "format": FORMAT, "version": VERSION, "source": c.source, "gate": c.gate, "fail_on": list(c.fail_on),
         "base": c.base.to_dict(), "candidate": c.candidate.to_dict(), "design": dict(c.design),
         "counts": c.counts(), "created_at": c.created_at, "elapsed_s": round(c.elapsed_s, 3),
         "machine_time_s": round(c.machine_time_s, 3), "machine": dict(c.machine),

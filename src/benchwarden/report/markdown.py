@@ -15,6 +15,7 @@ from benchwarden.compare.result import BenchmarkComparison, Comparison
 from benchwarden.compare.verdict import Verdict
 from benchwarden.report.comparison_table import comparison_table
 from benchwarden.report.escaping import md_text
+from benchwarden.report.metrics_table import metrics_table
 from benchwarden.report.table import to_markdown
 from benchwarden.units import format_duration
 
@@ -48,6 +49,23 @@ def _design_line(c: Comparison) -> str:
             + " · ".join(bits))
 
 
+def _metrics_sections(c: Comparison) -> list[str]:
+    """Metrics that fail the gate in their own table; every metric folded below."""
+    if not any(r.metrics for r in c.benchmarks):
+        return []
+    out = []
+    failing = [r for r in c.benchmarks if r.failing_metrics(c.fail_on)]
+    if failing:
+        rows = metrics_table(failing, c.fail_on, escape=md_text)
+        keep = [i for i, row in enumerate(rows.rows) if row[-1] == "fail"]
+        rows.rows, rows.row_styles = [rows.rows[i] for i in keep], [rows.row_styles[i] for i in keep]
+        out += [f"#### Metrics that fail the gate (fail_on: {md_text(', '.join(c.fail_on))})", "", to_markdown(rows)]
+    n = sum(len(r.metrics) for r in c.benchmarks)
+    out += [f"<details><summary>{n} metric(s) beside the primary verdict</summary>", "",
+            to_markdown(metrics_table(c.benchmarks, c.fail_on, escape=md_text)), "</details>", ""]
+    return out
+
+
 def comparison_markdown(c: Comparison) -> bytes:
     """The PR comment as UTF-8 Markdown bytes."""
     out = [_headline(c), "", _design_line(c), ""]
@@ -61,6 +79,7 @@ def comparison_markdown(c: Comparison) -> bytes:
         out += [f"- {md_text(r.name)}: {md_text(r.message or 'failed')}" for r in errors] + [""]
     if not (slower or faster or errors):
         out += ["No benchmark changed beyond its threshold.", ""]
+    out += _metrics_sections(c)
     rest = [r for r in c.benchmarks if r.verdict in (Verdict.UNCHANGED, Verdict.INCONCLUSIVE, Verdict.SKIPPED)]
     if rest:
         counts = ", ".join(f"{n} {v}" for v, n in c.counts().items()
