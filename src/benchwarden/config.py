@@ -44,7 +44,7 @@ from benchwarden.units import parse_duration_s
 ADAPTER_OPTIONS: dict[str, frozenset[str]] = {
     "jmh": frozenset({"java"}),
     "go": frozenset({"packages", "list_timeout"}),
-    "python": frozenset({"benchmarks", "python", "pythonpath"}),
+    "python": frozenset({"benchmarks", "python", "pythonpath", "trace_memory"}),
     "command": frozenset({"commands", "command", "shell"}),
 }
 

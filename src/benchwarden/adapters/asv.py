@@ -22,6 +22,14 @@ Suite options (``ctx.options``):
     a path containing ``/`` is relative to the suite root).
 ``pythonpath``
     list of directories, relative to the suite root, prepended to PYTHONPATH.
+``trace_memory``
+    ``true``: report each benchmark call's memory as tracemalloc sees it (``mem.peak [B]``,
+    ``mem.retained [B/op]``; docs/metrics.md); off by default because tracing costs a few traced
+    calls per fork.
+
+Every iteration also carries the process's CPU time per operation (``cpu [ns/op]``); with
+``metric = "cpu"`` it becomes the value and the wall time moves to ``wall [ns/op]``.  With
+``metric = "instructions"`` forks are two-point executions under Valgrind (:class:`PythonHarness`).
 
 Supported asv attributes: ``params``/``param_names``, ``setup``/``teardown``
 (module, class and function level, called with the parameter values;
@@ -50,7 +58,10 @@ from typing import Iterator, Mapping
 from benchwarden import jsontext
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
 from benchwarden.adapters.process import LineTimeout, ManagedProcess, capture, require_tool, run_build
+from benchwarden.adapters.twopoint import Report, TwoPointFork
 from benchwarden.errors import ConfigError, ForkFailed, ListingFailed, ToolchainMissing
+from benchwarden.metrics import valgrind
+from benchwarden.metrics.catalog import label
 from benchwarden.model import Benchmark, BenchmarkId, IterationResult
 
 WORKER_PATH = Path(__file__).with_name("asv_worker.py")
@@ -187,6 +198,11 @@ def parse_worker_line(line: str) -> WorkerMessage:
     raise ProtocolError(f"unknown protocol message: {line[:200]!r}")
 
 
+#: optional per-iteration fields of the worker -> (secondary label, per operation?)
+_SECONDARY_FIELDS = {"cpu_ns": (label("cpu", "ns/op"), True), "mem_peak": (label("mem.peak", "B"), False),
+                     "mem_retained": (label("mem.retained", "B/op"), False)}
+
+
 def _iteration(data: Mapping[str, object], line: str) -> IterationResult:
     ns_per_op, ops = data.get("ns_per_op"), data.get("ops")
     if isinstance(ns_per_op, bool) or not isinstance(ns_per_op, (int, float)) or not ns_per_op > 0 \
@@ -194,7 +210,31 @@ def _iteration(data: Mapping[str, object], line: str) -> IterationResult:
         raise ProtocolError(f"iteration without a positive ns_per_op: {line[:200]!r}")
     if isinstance(ops, bool) or not isinstance(ops, int) or ops < 1:
         raise ProtocolError(f"iteration without a positive integer ops: {line[:200]!r}")
-    return IterationResult(value_ns=float(ns_per_op), raw_value=float(ns_per_op), ops=float(ops))
+    secondary = {}
+    for key, (name, per_op) in _SECONDARY_FIELDS.items():
+        value = data.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+            raise ProtocolError(f"iteration with a bad {key}: {line[:200]!r}")
+        secondary[name] = value / ops if per_op else float(value)
+    return IterationResult(value_ns=float(ns_per_op), raw_value=float(ns_per_op), ops=float(ops), secondary=secondary)
+
+
+def as_metric(iteration: IterationResult, metric: str) -> IterationResult:
+    """The worker's iteration with ``metric`` as its value: CPU time per operation takes the place of the wall
+    time, which moves to the secondary ``wall [ns/op]``."""
+    cpu = iteration.secondary.get(_CPU)
+    if metric != "cpu" or cpu is None:
+        return iteration
+    if cpu <= 0:  # the CPU clock did not advance: the batch was far too short for its resolution
+        raise ProtocolError(f"iteration with a CPU time of {cpu} ns/op: use a longer iteration_time")
+    secondary = {k: v for k, v in iteration.secondary.items() if k != _CPU}
+    secondary[label("wall", "ns/op")] = iteration.value_ns
+    return IterationResult(value_ns=cpu, raw_value=cpu, ops=iteration.ops, secondary=secondary)
+
+
+_CPU = label("cpu", "ns/op")
 
 
 # --------------------------------------------------------------------------- listing
@@ -274,18 +314,15 @@ class AsvAdapter:
                 return benchmarks_from_listing(ctx.name, msg.listing)
         raise ListingFailed(f"suite '{ctx.name}': the asv worker printed no benchmark listing")
 
-    def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> "WorkerFork":
+    def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> "WorkerFork | TwoPointFork":
         suite = resolve_suite(ctx)
         spec = benchmark.spec
-        argv = [
-            suite.python, str(WORKER_PATH), "run",
-            "--benchmark-dir", str(suite.benchmark_dir),
-            "--module", spec["module"],
-            "--qualname", spec["qualname"],
-            "--params", spec.get("params", "[]"),
-            "--iteration-time-s", repr(plan.iteration_time_s),
-            "--max-iterations", str(plan.max_iterations),
-        ]
+        if plan.metric == "instructions":
+            harness = PythonHarness(suite, spec, ctx, plan, str(benchmark.id))
+            return TwoPointFork(harness, plan, ctx.name, short_ops=PythonHarness.SHORT_OPS)
+        argv = worker_argv(suite, spec, plan.iteration_time_s, plan.max_iterations)
+        if _trace_memory(ctx):
+            argv.append("--trace-memory")
         iteration_timeout_s = plan.iteration_timeout_s
         if "timeout_s" in spec:
             iteration_timeout_s = min(iteration_timeout_s, float(spec["timeout_s"]))
@@ -296,6 +333,88 @@ class AsvAdapter:
         except OSError as exc:
             raise ForkFailed(str(benchmark.id), "crashed", f"cannot start {suite.python}: {exc}") from None
         return WorkerFork(process, str(benchmark.id), plan, iteration_timeout_s)
+
+
+def worker_argv(suite: AsvSuite, spec: Mapping[str, str], iteration_time_s: float, max_iterations: int,
+                number: int = 0) -> list[str]:
+    """The worker's ``run`` command line for one benchmark (``number`` > 0 fixes the batch size)."""
+    argv = [
+        suite.python, str(WORKER_PATH), "run",
+        "--benchmark-dir", str(suite.benchmark_dir),
+        "--module", spec["module"],
+        "--qualname", spec["qualname"],
+        "--params", spec.get("params", "[]"),
+        "--iteration-time-s", repr(iteration_time_s),
+        "--max-iterations", str(max_iterations),
+    ]
+    return argv + (["--number", str(number)] if number else [])
+
+
+def _trace_memory(ctx: SuiteContext) -> bool:
+    value = ctx.options.get("trace_memory", False)
+    if not isinstance(value, bool):
+        raise _config_error(f"expected true or false, got {value!r}", f"suites.{ctx.name}.trace_memory")
+    return value
+
+
+class PythonHarness:
+    """An asv benchmark as a two-point :class:`~benchwarden.adapters.twopoint.Harness` (instruction counts).
+
+    An execution is the worker with ``--number n --max-iterations 1``: ``setup_cache``, ``setup``, one
+    batch of ``n`` calls, ``teardown``.  The short execution makes one call, so module imports, set-up
+    and a cold first call cancel.  ``PYTHONHASHSEED`` is the fork number
+    (:func:`benchwarden.metrics.valgrind.python_environment`).
+    """
+
+    SHORT_OPS = 1
+
+    def __init__(self, suite: AsvSuite, spec: Mapping[str, str], ctx: SuiteContext, plan: ForkPlan, label: str):
+        # Valgrind must run the interpreter itself, not a launcher script that execs it (pyenv's shims)
+        suite = AsvSuite(python=real_interpreter(suite.python, ctx.name), benchmark_dir=suite.benchmark_dir,
+                         env=suite.env)
+        self._suite = suite
+        self._spec = spec
+        self._env = valgrind.python_environment(suite_env(ctx, plan.env), plan.fork_index)
+        self.cwd = ctx.root
+        self.label = label
+
+    def argv(self, ops: int | None, calibration_s: float | None = None) -> list[str]:
+        if ops is None:
+            return worker_argv(self._suite, self._spec, calibration_s or 0.1, 1)
+        return worker_argv(self._suite, self._spec, 1.0, 1, number=ops)
+
+    def env(self, metric: str) -> dict[str, str]:
+        return dict(self._env)
+
+    def read(self, lines: list[str]) -> Report:
+        iteration = None
+        for line in lines:
+            try:
+                msg = parse_worker_line(line)
+            except ProtocolError as exc:
+                raise ForkFailed(self.label, "garbage", str(exc)) from None
+            if msg.skip is not None:
+                raise ForkFailed(self.label, "skipped", f"setup raised NotImplementedError: {msg.skip}")
+            if msg.error is not None:
+                raise ForkFailed(self.label, "crashed", msg.error, msg.traceback)
+            if msg.iteration is not None:
+                iteration = msg.iteration
+        if iteration is None:
+            raise ForkFailed(self.label, "no-results", "the worker exited without reporting an iteration")
+        return Report(ns_per_op=iteration.value_ns)
+
+
+def real_interpreter(python: str, suite: str) -> str:
+    """The interpreter binary behind ``python`` (``sys.executable``): a launcher such as a pyenv shim is a shell
+    script that execs it, which Valgrind would follow no further.  ToolchainMissing if it cannot run."""
+    try:
+        done = capture([python, "-c", "import sys; print(sys.executable)"], timeout_s=60.0)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ToolchainMissing(python, suite, f"it could not be run: {exc}") from None
+    path = done.stdout.strip()
+    if done.returncode != 0 or not path:
+        raise ToolchainMissing(python, suite, f"`{python} -c ...` failed: {_last_lines(done.stderr, 5)}")
+    return path
 
 
 def python_version(python: str, suite: str) -> str:
@@ -370,7 +489,11 @@ class WorkerFork:
                 outcome = msg
                 continue
             count += 1
-            yield msg.iteration
+            try:
+                iteration = as_metric(msg.iteration, self._plan.metric)
+            except ProtocolError as exc:
+                raise self._fail("garbage", str(exc)) from None
+            yield iteration
             next_deadline = time.monotonic() + self._iteration_timeout_s
         if not self._stopped:
             self._finish(outcome, count)

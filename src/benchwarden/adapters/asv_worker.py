@@ -13,18 +13,20 @@ Commands
     benchmarks, their parameters (values as asv shows them: ``repr`` with
     memory addresses removed) and attributes.
 ``run --benchmark-dir DIR --module M --qualname Q --params JSON
---iteration-time-s T --max-iterations N``
+--iteration-time-s T --max-iterations N [--number B] [--trace-memory]``
     Run one benchmark x parameter combination: ``setup_cache`` once,
     ``setup``, calibrate a batch size so one batch takes about T seconds
-    (or use the benchmark's ``number``), then up to N iterations, each one
-    batch timed with ``time.perf_counter_ns``; ``teardown`` + ``setup`` run
-    again between iterations, untimed, as asv re-runs setup before each
-    sample.  One line per iteration, flushed as it finishes.
+    (or use ``--number``, else the benchmark's ``number``), then up to N
+    iterations, each one batch timed with ``time.perf_counter_ns`` and
+    ``time.process_time_ns`` (CPU time of the process); ``teardown`` +
+    ``setup`` run again between iterations, untimed, as asv re-runs setup
+    before each sample.  One line per iteration, flushed as it finishes.
 
 Protocol (version 1), one JSON object per line, each with ``"v": 1``::
 
     {"v":1,"benchmarks":[...]}                         list result
-    {"v":1,"iteration":1,"ns_per_op":812.5,"ops":24000,"elapsed_ns":19500000}
+    {"v":1,"iteration":1,"ns_per_op":812.5,"ops":24000,"elapsed_ns":19500000,"cpu_ns":19100000}
+                     (with --trace-memory also "mem_peak": bytes, "mem_retained": bytes per call)
     {"v":1,"skip":"setup raised NotImplementedError: ..."}   then exit 0
     {"v":1,"error":"ValueError: ...","traceback":"..."}      then exit 1
 
@@ -329,6 +331,10 @@ class Target:
         for teardown in self._teardowns:
             teardown(*self.args)
 
+    def call(self):
+        """One call of the benchmark with its arguments (untimed)."""
+        return self.func(*self.args)
+
     def time_batch_ns(self, batch):
         """Wall-clock ns of ``batch`` consecutive calls; the GC is off while timing, as in asv/timeit."""
         func, args, loop = self.func, self.args, itertools.repeat(None, batch)
@@ -368,15 +374,79 @@ def calibrate_batch(time_batch_ns, target_ns):
     return max(1, min(_MAX_BATCH, int(round(batch * target_ns / elapsed))))
 
 
-def run_benchmark(channel, target, iteration_time_s, max_iterations):
+def run_benchmark(channel, target, iteration_time_s, max_iterations, number=0, trace_memory=False):
+    """Up to ``max_iterations`` timed batches, each reported with its wall-clock and CPU time.
+
+    ``number`` fixes the batch size (two-point instruction counts need exact operation counts); else the
+    benchmark's own ``number``, else a calibrated one.  ``trace_memory``: before the first batch, measure
+    the call's memory with tracemalloc (:func:`trace_memory_of`) and report it with every iteration.
+    """
     target.start()
-    batch = target.number or calibrate_batch(target.time_batch_ns, iteration_time_s * 1e9)
+    batch = number or target.number or calibrate_batch(target.time_batch_ns, iteration_time_s * 1e9)
+    memory = {}
+    if trace_memory:
+        target.teardown()
+        target.setup()
+        memory = trace_memory_of(target.call)
     for k in range(1, max_iterations + 1):
         target.teardown()
         target.setup()
+        cpu_start = time.process_time_ns()
         elapsed = target.time_batch_ns(batch)
-        channel.send(iteration=k, ns_per_op=elapsed / batch, ops=batch, elapsed_ns=elapsed)
+        cpu = time.process_time_ns() - cpu_start
+        channel.send(iteration=k, ns_per_op=elapsed / batch, ops=batch, elapsed_ns=elapsed, cpu_ns=cpu, **memory)
     target.teardown()
+
+
+#: calls whose retained memory is averaged (after one warm call, which may fill caches)
+_RETAINED_CALLS = 3
+
+
+def trace_memory_of(call):
+    """Memory of one call as Python's tracemalloc sees it: ``mem_peak`` (bytes above the level before the
+    call at its highest point) and ``mem_retained`` (bytes still held after a call, per call, over
+    ``_RETAINED_CALLS`` calls after a first one).
+
+    tracemalloc traces *live* blocks: CPython's standard library cannot count allocations that are freed
+    again (docs/metrics.md), so these are the peak and the growth of traced memory, both deterministic for
+    a deterministic benchmark.  The bookkeeping's own objects (the numbers read from tracemalloc) are
+    measured with a call that does nothing and subtracted.  The GC is off while tracing, as while timing.
+    Tracing slows the traced calls several times; they are not timed.
+    """
+    import tracemalloc
+
+    gc_was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    tracemalloc.start()
+    try:
+        call()  # the first call may fill caches: neither its peak nor what it keeps counts
+        peak, retained = _traced(call)
+        idle_peak, idle_retained = _traced(_nothing)
+    finally:
+        tracemalloc.stop()
+        if gc_was_enabled:
+            gc.enable()
+    return {"mem_peak": max(0, peak - idle_peak),
+            "mem_retained": max(0.0, (retained - idle_retained) / _RETAINED_CALLS)}
+
+
+def _nothing():
+    return None
+
+
+def _traced(call):
+    """(peak above the start during one call, growth over ``_RETAINED_CALLS`` calls) of traced memory."""
+    import tracemalloc
+
+    start = tracemalloc.get_traced_memory()[0]
+    tracemalloc.reset_peak()
+    call()
+    peak = tracemalloc.get_traced_memory()[1] - start
+    before = tracemalloc.get_traced_memory()[0]
+    for _ in range(_RETAINED_CALLS):
+        call()
+    return peak, tracemalloc.get_traced_memory()[0] - before
 
 
 # --------------------------------------------------------------------------- injection (benchwarden assess)
@@ -695,6 +765,8 @@ def parse_args(argv):
     runner.add_argument("--params", default="[]", help="JSON list of parameter value reprs")
     runner.add_argument("--iteration-time-s", type=float, required=True)
     runner.add_argument("--max-iterations", type=int, required=True)
+    runner.add_argument("--number", type=int, default=0, help="fixed calls per batch (default: calibrated)")
+    runner.add_argument("--trace-memory", action="store_true", help="report the call's memory (tracemalloc)")
     return parser.parse_args(argv)
 
 
@@ -714,11 +786,13 @@ def main(argv=None):
             benchmarks, unsupported = list_benchmarks(args.benchmark_dir)
             channel.send(benchmarks=benchmarks, unsupported=unsupported)
         else:
-            if args.iteration_time_s <= 0 or args.max_iterations < 1:
-                raise WorkerError("--iteration-time-s must be > 0 and --max-iterations >= 1", status=2)
+            if args.iteration_time_s <= 0 or args.max_iterations < 1 or args.number < 0:
+                raise WorkerError("--iteration-time-s must be > 0, --max-iterations >= 1 and --number >= 0",
+                                  status=2)
             install_injection_from_env()
             target = Target(args.benchmark_dir, args.module, args.qualname, args.params)
-            run_benchmark(channel, target, args.iteration_time_s, args.max_iterations)
+            run_benchmark(channel, target, args.iteration_time_s, args.max_iterations, args.number,
+                          args.trace_memory)
     except Skipped as exc:
         channel.send(skip=str(exc))
         return 0

@@ -21,15 +21,23 @@ no shell is involved; about 1 ms on Linux for ``true``).  Reported unit: ``ms/op
 Each execution runs in its own process group with cwd = suite root and the
 suite's and plan's environment; whatever it leaves behind is killed when it
 exits.  Output is kept only as a tail for error messages.
+
+Each execution is reaped with ``wait4`` (:mod:`benchwarden.adapters.usage`), so every iteration also
+carries the execution's CPU time (``cpu.user [ms]``, ``cpu.sys [ms]``) and peak resident set size
+(``rss [KiB]``) — of the command and every descendant it waited for.  ``metric = "cpu"`` makes user +
+system CPU time the value (wall time moves to ``wall [ms]``); ``metric = "instructions"`` runs each
+execution under Valgrind's cachegrind, following child processes, and counts every instruction of
+the execution (start-up included: a command is one operation, so nothing can cancel it).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import select
 import shlex
+import shutil
 import signal
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -37,7 +45,10 @@ from typing import Iterator, Mapping, Sequence
 
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
 from benchwarden.adapters.process import ManagedProcess, require_tool, run_build
+from benchwarden.adapters.usage import Usage, reap_with_usage
 from benchwarden.errors import ConfigError, ForkFailed, ToolchainMissing
+from benchwarden.metrics import valgrind
+from benchwarden.metrics.catalog import label
 from benchwarden.model import Benchmark, BenchmarkId, IterationResult
 
 UNIT = "ms/op"
@@ -162,26 +173,59 @@ class CommandFork:
         for _ in range(self._plan.max_iterations):
             if self._stopped:
                 return
-            elapsed_ns = self._execute(fork_deadline)
-            if elapsed_ns is None:  # stopped while running
+            execution = self._execute(fork_deadline)
+            if execution is None:  # stopped while running
                 return
-            yield IterationResult(value_ns=float(elapsed_ns), raw_value=elapsed_ns / _NS_PER_MS, ops=1.0)
+            elapsed_ns, usage, instructions = execution
+            secondary = {label("cpu.user", "ms"): usage.user_ns / _NS_PER_MS,
+                         label("cpu.sys", "ms"): usage.sys_ns / _NS_PER_MS,
+                         label("rss", "KiB"): float(usage.max_rss_kib)}
+            if self._plan.metric == "cpu":
+                value = float(max(1, usage.cpu_ns))
+                secondary[label("wall", "ms")] = elapsed_ns / _NS_PER_MS
+            elif self._plan.metric == "instructions":
+                value = float(instructions)
+                secondary = {}  # the figures of a process under Valgrind are Valgrind's
+            else:
+                value = float(elapsed_ns)
+            raw = value if self._plan.metric == "instructions" else value / _NS_PER_MS
+            yield IterationResult(value_ns=value, raw_value=raw, ops=1.0, secondary=secondary)
 
-    def _execute(self, fork_deadline: float) -> int | None:
-        """Run the command once; its wall-clock ns, or None if ``stop()`` interrupted it."""
+    def _execute(self, fork_deadline: float) -> tuple[int, Usage, int] | None:
+        """Run the command once: its wall-clock ns, resource usage and (``instructions``) instruction count,
+        or None if ``stop()`` interrupted it."""
         deadline = min(time.monotonic() + self._plan.iteration_timeout_s, fork_deadline)
+        argv, out_dir = list(self._argv), None
+        if self._plan.metric == "instructions":
+            out_dir = Path(tempfile.mkdtemp(prefix="benchwarden-cg-"))
+            argv = valgrind.cachegrind_argv(self._valgrind(), out_dir / "cachegrind.out.%p", trace_children=True) + argv
+        try:
+            return self._run(argv, deadline, fork_deadline, out_dir)
+        finally:
+            if out_dir is not None:
+                shutil.rmtree(out_dir, ignore_errors=True)
+
+    def _valgrind(self) -> str:
+        found = shutil.which("valgrind")
+        if found is None:
+            raise ToolchainMissing("valgrind", self._label.split(":")[0], valgrind.HINT)
+        return found
+
+    def _run(self, argv: list[str], deadline: float, fork_deadline: float,
+             out_dir: Path | None) -> tuple[int, Usage, int] | None:
         with self._lock:
             if self._stopped:
                 return None
             start_ns = time.perf_counter_ns()
             try:
-                process = ManagedProcess(self._argv, cwd=self._cwd, env=self._env, merge_stderr=True,
+                process = ManagedProcess(argv, cwd=self._cwd, env=self._env, merge_stderr=True,
                                          forward_lines=False)
             except OSError as exc:
                 raise ForkFailed(self._label, "crashed", f"cannot start `{shlex.join(self._argv)}`: {exc}") from None
             self._current = self._last = process
-        returncode = wait_for_exit(process, max(0.0, deadline - time.monotonic()))
+        reaped = reap_with_usage(process, max(0.0, deadline - time.monotonic()))
         end_ns = time.perf_counter_ns()
+        returncode, usage = reaped if reaped is not None else (None, Usage(0, 0, 0))
         with self._lock:
             self._current = None
             stopped = self._stopped
@@ -197,7 +241,13 @@ class CommandFork:
         if returncode != 0:
             raise ForkFailed(self._label, "crashed", f"`{shlex.join(self._argv)}` {_status(returncode)}",
                              process.tail())
-        return max(1, end_ns - start_ns)
+        instructions = 0
+        if out_dir is not None:
+            try:
+                instructions = valgrind.total_instructions(sorted(out_dir.glob("cachegrind.out.*")))
+            except (OSError, ValueError) as exc:
+                raise ForkFailed(self._label, "garbage", f"no instruction count: {exc}", process.tail()) from None
+        return max(1, end_ns - start_ns), usage, instructions
 
     def stop(self) -> None:
         """Kill a running execution (idempotent, thread-safe); no further execution starts."""
@@ -213,52 +263,9 @@ class CommandFork:
         return process.tail() if process else ""
 
 
-def wait_for_exit(process: ManagedProcess, timeout_s: float) -> int | None:
-    """Exit status of ``process``, or None if it did not exit within ``timeout_s`` (it is then still running).
-
-    Precision matters here: the caller takes the end time right after this returns.
-    ``Popen.wait(timeout)`` polls with sleeps of up to 50 ms, so on Linux we block in ``poll`` on a
-    pidfd (wakes the moment the process exits); elsewhere a blocking ``waitpid`` plus a timer thread
-    that kills the group on expiry (about 0.1 ms more per execution).
-    """
-    pidfd_open = getattr(os, "pidfd_open", None)
-    if pidfd_open is not None:
-        try:
-            pidfd = pidfd_open(process.proc.pid)
-        except OSError:  # kernel without pidfd, or the process is already gone
-            pidfd = None
-        if pidfd is not None:
-            try:
-                poller = select.poll()
-                poller.register(pidfd, select.POLLIN)
-                ready = poller.poll(timeout_s * 1000.0)
-            finally:
-                os.close(pidfd)
-            return process.wait(timeout=None) if ready else None
-    expired = threading.Event()
-    timer = threading.Timer(timeout_s, _expire, args=(process, expired))
-    timer.start()
-    returncode = process.wait(timeout=None)
-    timer.cancel()
-    return None if expired.is_set() else returncode
-
-
-def _expire(process: ManagedProcess, expired: threading.Event) -> None:
-    """Timer callback: the execution overran its deadline; kill its group so the waiting thread wakes up."""
-    expired.set()
-    _signal_group(process.proc.pid, signal.SIGKILL)
-
-
 def _end_group(process: ManagedProcess, grace_s: float = 3.0) -> None:
     """Kill whatever is left of the execution's process group and close its pipes (idempotent)."""
     process.terminate(grace_s)
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _status(returncode: int) -> str:

@@ -57,7 +57,9 @@ from benchwarden.adapters.gotest_output import (
     name_to_params,
     to_iteration,
 )
+from benchwarden.adapters.gotest_twopoint import SHORT_OPS, GoHarness
 from benchwarden.adapters.process import LineTimeout, ManagedProcess, capture, require_tool, run_build
+from benchwarden.adapters.twopoint import TwoPointFork
 from benchwarden.errors import BuildFailed, ConfigError, ForkFailed, ListingFailed
 from benchwarden.model import Benchmark, BenchmarkId, IterationResult
 from benchwarden.units import parse_duration_s
@@ -167,11 +169,16 @@ class GoAdapter:
 
     # ------------------------------------------------------------------ forks
 
-    def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> "GoFork":
-        """Start the package's test binary for exactly ``benchmark``; see :class:`GoFork`."""
+    def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> "GoFork | TwoPointFork":
+        """Start the package's test binary for exactly ``benchmark``; see :class:`GoFork` (CPU time and
+        instructions: :mod:`benchwarden.adapters.gotest_twopoint`)."""
         spec = benchmark.spec
-        argv = fork_argv(spec["binary"], spec["full_name"], plan)
         env = {**ctx.env, **plan.env}
+        if plan.metric != "time":
+            harness = GoHarness(spec["binary"], spec["package_dir"], spec["full_name"], bench_pattern(spec["full_name"]),
+                                env, str(benchmark.id), plan.timeout_s)
+            return TwoPointFork(harness, plan, ctx.name, short_ops=SHORT_OPS)
+        argv = fork_argv(spec["binary"], spec["full_name"], plan)
         return GoFork(argv, Path(spec["package_dir"]), env, spec["full_name"], str(benchmark.id), plan)
 
 
