@@ -269,12 +269,24 @@ class SuiteModel(SettingsModel):
     # per-benchmark run settings: regular expression on benchmark keys -> settings (``benchmarks`` would clash
     # with the python adapter's option of that name)
     overrides: dict[str, SettingsModel] = Field(default_factory=dict)
+    # parameter overrides, name -> value or values: JMH's -p, asv params and Go sub-benchmarks (adapters/params.py)
+    params: dict[str, str | int | float | bool | list[str | int | float | bool]] = Field(default_factory=dict)
 
     @field_validator("kind")
     @classmethod
     def _kind(cls, v: str) -> str:
         if v not in REGISTRY:
             raise ValueError(f"unknown suite kind {v!r}; expected one of: {', '.join(sorted(REGISTRY))}")
+        return v
+
+    @field_validator("params")
+    @classmethod
+    def _params(cls, v: dict[str, Any]) -> dict[str, Any]:
+        for name, values in v.items():
+            if not name or any(c in name for c in ",= "):
+                raise ValueError(f"{name!r}: a parameter name has no ',', '=' or space")
+            if isinstance(values, list) and not values:
+                raise ValueError(f"{name}: give at least one value")
         return v
 
     @field_validator("filter")
@@ -313,6 +325,15 @@ class SuiteModel(SettingsModel):
             hint = f" (keys for kind '{self.kind}': {', '.join(sorted(allowed))})" if allowed else ""
             raise ValueError(f"unknown key(s) {', '.join(unknown)}{hint}")
         return self
+
+
+def param_values(table: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """A ``params`` table as name -> values (strings as the harnesses print them: ``true``, ``10``, ``0.5``)."""
+    def text(value: Any) -> str:
+        return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+    return {name: tuple(text(v) for v in (values if isinstance(values, list) else [values]))
+            for name, values in table.items()}
 
 
 def _check_regex(pattern: str) -> None:
@@ -580,7 +601,7 @@ def _resolve(model: FileModel, path: Path) -> Config:
             name=name, kind=sm.kind, root=root,
             build=_split_command(sm.build, path, f"suites.{name}.build"),
             artifact=sm.artifact, filter=sm.filter, jvm_args=tuple(sm.jvm_args), env=dict(sm.env),
-            options=dict(sm.model_extra or {}),
+            options=dict(sm.model_extra or {}), params=param_values(sm.params),
         )
         settings = _merge(defaults, sm)
         settings = replace(settings, overrides=_overrides(settings, sm))

@@ -11,6 +11,7 @@ import os
 import shutil
 import statistics
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from tests.support.processes import matching
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import ForkPlan, RunningFork, SuiteContext
 from benchwarden.adapters.gotest import GoAdapter
-from benchwarden.errors import BuildFailed, ForkFailed, ToolchainMissing
+from benchwarden.errors import BuildFailed, ForkFailed, ListingFailed, ToolchainMissing
 
 pytestmark = [
     pytest.mark.e2e,
@@ -95,6 +96,14 @@ def test_prepare_and_list_example(example):
     assert Path(tok.spec["binary"]).is_file()
     assert Path(tok.spec["binary"]).parent == ctx.root / ".benchwarden" / "build" / "go"
     assert tok.spec["package_dir"] == str(ctx.root)
+
+
+def test_sub_benchmarks_are_selected_by_their_path_elements(example):
+    adapter, ctx, _, _ = example
+    keys = [b.id.key for b in adapter.list_benchmarks(replace(ctx, params={"size": ("100",)}))]
+    assert keys == [k for k in EXAMPLE_KEYS if k != "BenchmarkTokenize[size=1000]"]
+    with pytest.raises(ListingFailed, match="parameter 'size' has no value '7'"):
+        adapter.list_benchmarks(replace(ctx, params={"size": ("7",)}))
 
 
 def test_listing_works_from_the_manifest_in_a_fresh_adapter(example):

@@ -17,7 +17,7 @@ from tests.support.processes import group_members, matching
 
 from benchwarden.adapters.base import ForkPlan, RunningFork, SuiteContext
 from benchwarden.adapters.jmh import JmhAdapter
-from benchwarden.errors import ArtifactMissing, ForkFailed, ToolchainMissing
+from benchwarden.errors import ArtifactMissing, ForkFailed, ListingFailed, ToolchainMissing
 
 pytestmark = [
     pytest.mark.e2e,
@@ -91,6 +91,20 @@ def test_listing_has_every_benchmark_and_param_combination(example):
         "wordstat.bench.NoisyBench.noisy", "wordstat.bench.TopKBench.topK",
         "wordstat.bench.TokenizeBench.tokenize[size=100]", "wordstat.bench.TokenizeBench.tokenize[size=1000]"])
     assert (benchmarks["wordstat.bench.TopKBench.topK"].mode, benchmarks["wordstat.bench.TopKBench.topK"].unit) == ("thrpt", "ops/ms")
+
+
+def test_param_overrides_replace_declared_values_and_reach_the_benchmark(adapter, example):
+    """JMH's -p semantics: any value, declared or not; the fork runs with it (issue #14: @Param("-1") benchmarks)."""
+    ctx, _, _ = example
+    overridden = replace(ctx, params={"size": ("7", "2000")})
+    keys = sorted(b.id.key for b in adapter.list_benchmarks(overridden))
+    assert [k for k in keys if "tokenize" in k] == ["wordstat.bench.TokenizeBench.tokenize[size=2000]",
+                                                    "wordstat.bench.TokenizeBench.tokenize[size=7]"]
+    (small,) = [b for b in adapter.list_benchmarks(overridden) if b.id.key.endswith("[size=7]")]
+    fork = adapter.start_fork(overridden, small, plan(max_iterations=2))
+    assert len(list(fork)) == 2
+    with pytest.raises(ListingFailed, match="no benchmark has a parameter named 'sise'"):
+        adapter.list_benchmarks(replace(ctx, params={"sise": ("7",)}))
 
 
 def test_missing_artifact_and_missing_java_are_clear_errors(adapter, example, tmp_path):

@@ -90,6 +90,15 @@ def test_listing_has_every_parameter_combination(basic):
     assert find(benchmarks, "attrs.time_pretty").spec["pretty_name"] == "A pretty benchmark"
 
 
+def test_params_overrides_select_among_declared_values(adapter, basic):
+    from dataclasses import replace
+
+    ctx, _ = basic
+    keys = [b.id.key for b in adapter.list_benchmarks(replace(ctx, params={"n": ("100",), "tag": ("b",)}))]
+    assert [k for k in keys if k.startswith("params.Sizes")] == ["params.Sizes.time_sum[n=100,tag='b']"]
+    assert len(keys) == 15 - 3
+
+
 def test_an_unimportable_module_fails_the_listing_with_its_name(adapter):
     with pytest.raises(ListingFailed, match=r"suite 'py'.*benchmarks\.bad_import.*ModuleNotFoundError"):
         adapter.list_benchmarks(suite(DATA / "broken"))

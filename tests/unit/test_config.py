@@ -222,3 +222,41 @@ def test_bad_store_table_names_the_key(tmp_path, table, key):
         with pytest.raises(ConfigError) as info:
             read(path)
         assert info.value.key == key, (read, str(info.value))
+
+
+def test_params_table_becomes_string_values_per_name(tmp_path):
+    path = _write(tmp_path, '[suites.j]\nkind = "jmh"\nparams = { size = [10, 100], flag = true, name = "x" }\n')
+    assert load_config(path).suites["j"].context.params == {"size": ("10", "100"), "flag": ("true",), "name": ("x",)}
+    for bad in ('params = { size = [] }', 'params = { "a,b" = 1 }', 'params = { size = [1.5, nan] }'):
+        with pytest.raises(ConfigError) as info:
+            load_config(_write(tmp_path, f'[suites.j]\nkind = "jmh"\n{bad}\n'))
+        assert "suites.j.params" in str(info.value), bad
+
+
+def test_param_overrides_from_config_and_command_line_reach_the_listing(tmp_path, monkeypatch):
+    """The python example through the real CLI: the table selects, -p wins over it, a typo is an error."""
+    import io
+    import json
+    import shutil
+
+    from benchwarden.cli import main
+
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "python", tmp_path / "py",
+                    ignore=shutil.ignore_patterns("__pycache__", ".benchwarden"))
+    (tmp_path / "py" / "benchwarden.toml").write_text(
+        '[suites.py]\nkind = "python"\nbenchmarks = "benchmarks"\npythonpath = ["."]\nparams = { size = 100 }\n')
+    monkeypatch.chdir(tmp_path / "py")
+
+    def listed(*argv):
+        out, err = io.StringIO(), io.StringIO()
+        status = main(["list", "--json", *argv], stdout=out, stderr=err)
+        return status, (json.loads(out.getvalue())["benchmarks"] if out.getvalue() else None), err.getvalue()
+
+    status, benchmarks, err = listed()
+    assert status == 0, err
+    sized = [b["benchmark"] for b in benchmarks if "size=" in b["benchmark"]]
+    assert sized and all(k.endswith("[size=100]") for k in sized), sized
+    _, benchmarks, _ = listed("-p", "size=1000")
+    assert all("size=100]" not in b["benchmark"] for b in benchmarks) and any("size=1000]" in b["benchmark"] for b in benchmarks)
+    status, _, err = listed("-p", "sise=1000")
+    assert status == 2 and "no benchmark has a parameter named 'sise'" in err

@@ -57,6 +57,7 @@ from typing import Iterator, Mapping
 
 from benchwarden import jsontext
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
+from benchwarden.adapters.params import select_values
 from benchwarden.adapters.process import LineTimeout, ManagedProcess, capture, require_tool, run_build
 from benchwarden.adapters.twopoint import Report, TwoPointFork
 from benchwarden.errors import ConfigError, ForkFailed, ListingFailed, ToolchainMissing
@@ -311,7 +312,7 @@ class AsvAdapter:
             except ProtocolError as exc:
                 raise ListingFailed(f"suite '{ctx.name}': asv worker: {exc}") from None
             if msg.listing is not None:
-                return benchmarks_from_listing(ctx.name, msg.listing)
+                return select_values(ctx.name, benchmarks_from_listing(ctx.name, msg.listing), ctx.params)
         raise ListingFailed(f"suite '{ctx.name}': the asv worker printed no benchmark listing")
 
     def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> "WorkerFork | TwoPointFork":

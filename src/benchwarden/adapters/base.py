@@ -36,6 +36,8 @@ class SuiteContext:
     (adapters may use it to narrow the listing but need not).
     ``options``: adapter-specific keys from the suite's config table
     (e.g. ``command`` for the command adapter, ``benchmarks`` dir for asv).
+    ``params``: parameter overrides, name -> values (the suite's ``params`` table, then ``-p``); each
+    adapter applies them while listing (:mod:`benchwarden.adapters.params`).
     """
 
     name: str
@@ -47,6 +49,7 @@ class SuiteContext:
     jvm_args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     options: Mapping[str, object] = field(default_factory=dict)
+    params: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

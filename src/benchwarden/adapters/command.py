@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
+from benchwarden.adapters.params import check_names
 from benchwarden.adapters.process import ManagedProcess, require_tool, run_build
 from benchwarden.adapters.usage import Usage, reap_with_usage
 from benchwarden.errors import ConfigError, ForkFailed, ToolchainMissing
@@ -129,10 +130,12 @@ class CommandAdapter:
         return PreparedSuite(toolchain={})
 
     def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
-        return [
+        benchmarks = [
             Benchmark(id=BenchmarkId(ctx.name, name), mode=MODE, unit=UNIT, spec={"argv": json.dumps(list(argv))})
             for name, argv in parse_commands(ctx).items()
         ]
+        check_names(ctx.name, ctx.params, ())  # commands have no parameters: any override is an error
+        return benchmarks
 
     def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> "CommandFork":
         argv = tuple(json.loads(benchmark.spec["argv"]))

@@ -58,6 +58,7 @@ from benchwarden.adapters.gotest_output import (
     to_iteration,
 )
 from benchwarden.adapters.gotest_twopoint import SHORT_OPS, GoHarness
+from benchwarden.adapters.params import select_values
 from benchwarden.adapters.process import LineTimeout, ManagedProcess, capture, require_tool, run_build
 from benchwarden.adapters.twopoint import TwoPointFork
 from benchwarden.errors import BuildFailed, ConfigError, ForkFailed, ListingFailed
@@ -152,7 +153,7 @@ class GoAdapter:
                         "binary": package.binary, "full_name": full_name}
                 benchmarks.append(Benchmark(BenchmarkId(ctx.name, package.prefix + top, params),
                                             GO_MODE, GO_UNIT, spec=spec))
-        return benchmarks
+        return select_values(ctx.name, benchmarks, ctx.params)  # sub-benchmarks by their path elements
 
     def _prepared(self, ctx: SuiteContext) -> list[GoPackage]:
         if ctx.root in self._packages:

@@ -36,6 +36,7 @@ from benchwarden.adapters.jmh_output import (
     parse_listing,
     resolve_listing,
 )
+from benchwarden.adapters.params import check_names
 from benchwarden.adapters.process import LineTimeout, ManagedProcess, capture, require_tool, run_build
 from benchwarden.errors import ArtifactMissing, ForkFailed, ListingFailed, ToolchainMissing
 from benchwarden.model import Benchmark, IterationResult
@@ -83,7 +84,8 @@ class JmhAdapter:
             raise ListingFailed(f"suite '{ctx.name}': `{' '.join(argv)}` exited with status {done.returncode}\n{tail}")
         listed = parse_listing(done.stdout, source=f"suite '{ctx.name}': {jar} -lp")
         entries = parse_benchmark_list(read_benchmark_list(jar), source=f"{jar}!/META-INF/BenchmarkList")
-        return [info.to_benchmark(ctx.name) for info in resolve_listing(listed, entries)]
+        check_names(ctx.name, ctx.params, (name for item in listed for name, _ in item.params))
+        return [info.to_benchmark(ctx.name) for info in resolve_listing(listed, entries, ctx.params)]
 
     def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> "JmhFork":
         """Start one JMH process running ``benchmark`` for up to ``plan.max_iterations`` iterations."""

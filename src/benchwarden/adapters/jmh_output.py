@@ -35,6 +35,7 @@ from typing import Iterable, Mapping, Sequence
 
 import benchwarden
 from benchwarden import jsontext
+from benchwarden.adapters.params import replace_values
 from benchwarden.errors import ForkFailed, ImportFormatError, ListingFailed
 from benchwarden.model import (
     Benchmark,
@@ -329,13 +330,15 @@ class JmhBenchmarkInfo:
                          direction=direction_of(self.unit), spec=spec)
 
 
-def resolve_listing(listed: Sequence[ListedName], entries: Sequence[BenchmarkListEntry]) -> list[JmhBenchmarkInfo]:
+def resolve_listing(listed: Sequence[ListedName], entries: Sequence[BenchmarkListEntry],
+                    overrides: Mapping[str, tuple[str, ...]] | None = None) -> list[JmhBenchmarkInfo]:
     """Join ``-lp`` names with BenchmarkList entries and expand modes and parameter combinations.
 
     ``-lp`` decides *which* benchmarks exist (it is what JMH itself would run); the BenchmarkList adds
     the mode, unit and ``@Fork`` arguments.  A name missing from the BenchmarkList keeps JMH's defaults
     (thrpt in ops/s).  ``Mode.All`` expands to the four modes.  Combinations are the Cartesian product of
-    the declared values, parameters sorted by name, values in declaration order.
+    the declared values, parameters sorted by name, values in declaration order; ``overrides`` (``-p``)
+    replace the declared values of the parameters they name, as JMH's ``-p`` does.
     """
     by_name: dict[str, list[BenchmarkListEntry]] = {}
     for entry in entries:
@@ -349,7 +352,7 @@ def resolve_listing(listed: Sequence[ListedName], entries: Sequence[BenchmarkLis
         found = by_name.get(item.username) or [BenchmarkListEntry("", "", "Throughput")]
         modes = _expand_modes(found)
         for mode, entry in modes:
-            params = _exact_params(item.params, entry.params)
+            params = replace_values(_exact_params(item.params, entry.params), overrides or {})
             for combo in _combinations(params):
                 infos.append(JmhBenchmarkInfo(
                     name=benchmark_name(item.username, mode, len(modes) > 1), username=item.username,

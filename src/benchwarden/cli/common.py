@@ -185,6 +185,29 @@ def reject_options(ctx: click.Context, names: Iterable[str], reason: str) -> Non
         raise click.UsageError(f"{', '.join(given)}: {reason}", ctx)
 
 
+def _parse_params(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    from benchwarden.adapters.params import parse_assignments
+
+    try:
+        return parse_assignments(values, "-p")
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+#: ``-p NAME=V1,V2`` (repeatable): parameter overrides on top of each suite's ``params`` table
+param_option = click.option(
+    "-p", "--param", "params", multiple=True, callback=_parse_params, metavar="NAME=V1,V2",
+    help="Parameter values (repeatable): JMH @Param values to run (as JMH's -p), asv params or Go sub-benchmark "
+         "path elements to select. Wins over the suite's params table.")
+
+
+def with_params(suite: Suite, params: dict[str, tuple[str, ...]]) -> Suite:
+    """``suite`` with ``-p`` overrides on top of its ``params`` table (a name given on the command line wins)."""
+    if not params:
+        return suite
+    return replace(suite, context=replace(suite.context, params={**suite.context.params, **params}))
+
+
 def with_bound_flags(suite: Suite, forks: int | None = None, warmup: int | None = None,
                      iterations: int | None = None, iteration_time: float | None = None,
                      settings: RunSettings | None = None) -> Suite:

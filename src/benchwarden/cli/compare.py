@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from benchwarden.cli.common import (ExitStatus, FiniteFloatRange, Invocation, common_options, parse_duration_option,
-                                    reject_options, with_bound_flags)
+                                    param_option, reject_options, with_bound_flags, with_params)
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.errors import ConfigError, UsageError
 from benchwarden.report.escaping import visible
@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
 #: options that only mean something when compare measures (rejected with --runs); parameter names
 _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env", "base_jvm_arg", "min_forks",
-                      "max_forks", "confirm", "seed", "warmup", "iterations", "iteration_time", "label", "quiet")
+                      "max_forks", "confirm", "seed", "warmup", "iterations", "iteration_time", "params", "label",
+                      "quiet")
 
 
 @click.command("compare")
@@ -64,11 +65,12 @@ _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env",
               help="Write JUnit XML here (one case per benchmark; a regression is a failure).")
 @click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Write the HTML report here (default: .benchwarden/reports/ next to the config).")
+@param_option
 @click.option("--label", help="A label stored with both runs.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines; only the final table.")
 def compare_command(inv: Invocation, base, candidate, runs, artifacts, variant_env, variant_jvm_arg, base_env,
                     base_jvm_arg, min_change, confidence, min_forks, max_forks, confirm, seed, warmup, iterations,
-                    iteration_time, markdown_path, junit_path, html_path, label, quiet) -> int:
+                    iteration_time, markdown_path, junit_path, html_path, params, label, quiet) -> int:
     """Compare two versions benchmark by benchmark: faster, slower, unchanged or inconclusive.
 
     BASE and CANDIDATE are git revisions by default (CANDIDATE defaults to the working tree,
@@ -96,7 +98,9 @@ def compare_command(inv: Invocation, base, candidate, runs, artifacts, variant_e
             comparison = _compare_stored(inv, store, base, candidate, settings)
         else:
             assert config is not None
-            suites = [with_bound_flags(s, warmup=warmup, iterations=iterations, iteration_time=iteration_time) for s in config.select(inv.suite)]
+            suites = [with_params(with_bound_flags(s, warmup=warmup, iterations=iterations,
+                                                   iteration_time=iteration_time), params)
+                      for s in config.select(inv.suite)]
             sources = _sources(config, suites, base, candidate, artifacts, variant_env, variant_jvm_arg, base_env,
                                base_jvm_arg)
             listener = CompareListener() if quiet else CompareProgressLines(inv.err_console)

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option, with_bound_flags
+from benchwarden.cli.common import (ExitStatus, Invocation, common_options, param_option, parse_duration_option,
+                                    with_bound_flags, with_params)
 from benchwarden.report.escaping import visible
 
 if TYPE_CHECKING:
@@ -21,7 +22,8 @@ if TYPE_CHECKING:
 @click.option("--iterations", type=click.IntRange(min=1), help="As for run: measurement iterations per fork.")
 @click.option("--iteration-time", callback=parse_duration_option, metavar="DURATION",
               help="As for run: time per iteration, e.g. 1s, 200ms.")
-def list_command(inv: Invocation, forks, warmup, iterations, iteration_time) -> int:
+@param_option
+def list_command(inv: Invocation, forks, warmup, iterations, iteration_time, params) -> int:
     """List the benchmarks a run would measure, with their fork and iteration bounds and a time range.
 
     Builds and lists each selected suite exactly as `run` does (a suite that does not build is reported
@@ -31,13 +33,14 @@ def list_command(inv: Invocation, forks, warmup, iterations, iteration_time) -> 
     """
     from benchwarden.cli.progress import run_progress
     from benchwarden.config import load_config
-    from benchwarden.errors import BenchwardenError, in_suite
+    from benchwarden.errors import BenchwardenError
     from benchwarden.report.plan_table import plan_summary, plan_table
     from benchwarden.report.table import to_rich
     from benchwarden.runner.engine import plan_run
 
     config = load_config(inv.config_path)
-    suites = [with_bound_flags(s, forks, warmup, iterations, iteration_time) for s in config.select(inv.suite)]
+    suites = [with_params(with_bound_flags(s, forks, warmup, iterations, iteration_time), params)
+              for s in config.select(inv.suite)]
     with run_progress(inv.err_console) as progress:
         plan = plan_run(suites, inv.filter, listener=progress)
     rows = planned_rows(plan)
@@ -51,8 +54,8 @@ def list_command(inv: Invocation, forks, warmup, iterations, iteration_time) -> 
         else:
             inv.console.print("no benchmark selected" + (f" by --filter {visible(inv.filter)!r}" if inv.filter else ""),
                               markup=False, highlight=False)
-    if plan.failed_suites and not rows:
-        raise BenchwardenError("no benchmark to list: " + "; ".join(in_suite(k, v) for k, v in plan.failed_suites.items()))
+    if plan.failed_suites and not rows:  # each suite's failure was printed as it happened
+        raise BenchwardenError("no benchmark to list: every selected suite failed to prepare or list")
     return ExitStatus.ERROR if plan.failed_suites else ExitStatus.OK
 
 

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from benchwarden.cli.common import (ExitStatus, Invocation, common_options, parse_duration_option, reject_options,
-                                    with_bound_flags)
+from benchwarden.cli.common import (ExitStatus, Invocation, common_options, param_option, parse_duration_option,
+                                    reject_options, with_bound_flags, with_params)
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.config import (CRITERIA, STOP_POLICIES, RunSettings, Suite, check_criterion, load_config,
                                 resolve_criteria)
@@ -54,7 +54,7 @@ def _thresholds(ctx, param, values):
 
 #: options that shape a new run; a resumed run keeps those it was started with (parameter names)
 _RUN_SHAPING_OPTIONS = ("suite", "filter_", "forks", "warmup", "iterations", "iteration_time", "stop", "criteria",
-                        "thresholds", "window", "label")
+                        "thresholds", "window", "params", "label")
 
 
 @click.command("run")
@@ -74,11 +74,12 @@ _RUN_SHAPING_OPTIONS = ("suite", "filter_", "forks", "warmup", "iterations", "it
 @click.option("--details", is_flag=True, help="Also print every stop checkpoint with its stability values.")
 @click.option("--resume", is_flag=False, flag_value="latest", default=None, metavar="[RUN]",
               help="Finish an interrupted run (default: the latest) without repeating its completed forks.")
+@param_option
 @click.option("--label", help="A label stored with the run, e.g. a branch name.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr (a live line in a terminal, one line per "
               "fork elsewhere); only the final table.")
 def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop, criteria, thresholds, window,
-                details, resume, label, quiet) -> int:
+                details, resume, params, label, quiet) -> int:
     """Run benchmarks and store every iteration of every fork.
 
     Each fork is a fresh process of the suite's own harness; warmup and measurement iterations are
@@ -110,7 +111,7 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
         else:
             run_id = None
             stopping = _StoppingFlags(stop, criteria, thresholds, window)
-            suites = [_override(s, forks, warmup, iterations, iteration_time, stopping)
+            suites = [with_params(_override(s, forks, warmup, iterations, iteration_time, stopping), params)
                       for s in config.select(inv.suite)]
             cli_filter = inv.filter
         with run_progress(inv.err_console, quiet) as progress:  # stderr, also under --json
@@ -182,7 +183,9 @@ def _snapshot(config, suites: list[Suite], cli_filter: str | None) -> dict:
     return {
         "config_path": str(config.path),
         "filter": cli_filter,
-        "suites": {s.name: {"kind": s.kind, "root": str(s.context.root), "settings": s.settings.to_dict()}
+        "suites": {s.name: {"kind": s.kind, "root": str(s.context.root), "settings": s.settings.to_dict(),
+                            **({"params": {k: list(v) for k, v in s.context.params.items()}}
+                               if s.context.params else {})}
                    for s in suites},
     }
 
@@ -196,7 +199,9 @@ def _suites_from_snapshot(config, snapshot, run_id: int) -> tuple[list[Suite], s
     if missing:
         raise ConfigError(f"run {run_id} used suite(s) {', '.join(missing)}, which the config no longer defines",
                           str(config.path))
-    suites = [replace(config.suites[n], settings=RunSettings.from_dict(v.get("settings", {})))
+    suites = [replace(config.suites[n], settings=RunSettings.from_dict(v.get("settings", {})),
+                      context=replace(config.suites[n].context,
+                                      params={k: tuple(vs) for k, vs in v.get("params", {}).items()}))
               for n, v in stored.items()]
     return suites, snapshot.get("filter")
 
