@@ -6,6 +6,7 @@ order data flows through them:
 * ``javasource`` — parse Java sources with tree-sitter into classes, methods,
   fields and annotation uses (no regular expressions on Java);
 * ``buildfile`` — JMH version and Java target from Maven and Gradle build files;
+* ``deadcode`` — values a ``@Benchmark`` method computes without side effects and never uses;
 * ``resolve`` — JMH's own rules: which classes carry benchmarks, which
   annotation wins, which ``@Param`` fields apply;
 * ``defaults`` — JMH's defaults by version;

@@ -9,7 +9,8 @@ all.  Codes are stable (used in JSON; each is explained in docs/audit.md):
 * ``time-unit-without-time`` (warning): ``@Warmup``/``@Measurement`` with ``timeUnit`` but no ``time``;
 * ``no-warmup`` (warning): effective warmup iterations = 0 in a timed mode;
 * ``huge-param-grid`` (warning): parameter combinations above the threshold (default 50);
-* ``void-without-blackhole`` (warning): every method returns void and none takes a Blackhole;
+* ``dead-result`` (warning): a value the benchmark computes with side-effect-free code and never uses
+  (a discarded ``Math.log(x)``, an unused local); replaces ``void-without-blackhole`` (see :mod:`.deadcode`);
 * ``commented-out-benchmark`` (info): a ``@Benchmark`` method, or its annotation, is commented out;
 * ``unchanged-since-defaults`` (warning, ``--history``; made in :mod:`.history`): configuration untouched
   across the JMH 1.21 upgrade while relying on defaults that changed.
@@ -29,7 +30,7 @@ from benchwarden.units import format_duration
 
 DEFAULT_GRID_THRESHOLD = 50
 FINDING_CODES = ("zero-forks", "single-fork", "time-unit-without-time", "no-warmup", "huge-param-grid",
-                 "void-without-blackhole", "commented-out-benchmark", "unchanged-since-defaults")
+                 "dead-result", "commented-out-benchmark", "unchanged-since-defaults")
 
 
 class Severity(str, enum.Enum):
@@ -118,16 +119,19 @@ def check_param_grid(config: BenchmarkConfig, cost: BenchmarkCost, threshold: in
                     "combinations that never change the conclusion.")]
 
 
-def check_blackhole(config: BenchmarkConfig) -> list[Finding]:
-    if not config.returns_void or config.uses_blackhole:
+def check_dead_results(config: BenchmarkConfig) -> list[Finding]:
+    """One finding per benchmark whose methods compute a value and drop it (precise: see :mod:`.deadcode`)."""
+    if not config.dead_results:
         return []
-    return [Finding("void-without-blackhole", Severity.WARNING, config.name, config.location,
-                    (f"the methods of group {config.group} return void and take no Blackhole" if config.group
-                     else f"{config.methods[0]}() returns void and takes no Blackhole"),
-                    "A result that is never used can be removed by the JIT (dead-code elimination), so the "
-                    "benchmark may measure less than the code it names, down to an empty method. Return the "
-                    "result or pass it to a Blackhole (unless the method deliberately works through side "
-                    "effects on state).")]
+    first = config.dead_results[0]
+    what = (f"the result of `{first.text}` is discarded" if first.kind == "discarded"
+            else f"local `{first.text}` is computed and never used")
+    more = len(config.dead_results) - 1
+    return [Finding("dead-result", Severity.WARNING, config.name, first.location,
+                    what + (f" (and {more} more such value{'s' if more > 1 else ''})" if more else ""),
+                    "The computation has no side effect and its result goes nowhere, so the JIT may remove it "
+                    "(dead-code elimination): the benchmark then measures less than the code it names, down to "
+                    "nothing. Return the value or pass it to a Blackhole (bh.consume(...)).")]
 
 
 def check_commented(items: Iterable[CommentedBenchmark]) -> list[Finding]:
@@ -145,7 +149,7 @@ def check_benchmark(config: BenchmarkConfig, cost: BenchmarkCost, defaults: JmhD
     shape = cost.own
     return [*check_forks(config, shape, defaults), *check_time_unit_without_time(config, shape, defaults),
             *check_no_warmup(config, shape, defaults, timed), *check_param_grid(config, cost, grid_threshold),
-            *check_blackhole(config)]
+            *check_dead_results(config)]
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:

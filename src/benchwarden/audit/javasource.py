@@ -32,7 +32,7 @@ raise.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterator, Mapping, Union
 
 import tree_sitter_java
@@ -116,6 +116,16 @@ class JavaParameter:
 
 
 @dataclass(frozen=True)
+class DeadResult:
+    """A value a ``@Benchmark`` method computes and never uses (see :mod:`.deadcode`): ``kind`` "discarded"
+    (``text`` is the expression whose result is dropped) or "unused-local" (``text`` is the variable)."""
+
+    kind: str
+    text: str
+    location: SourceLocation
+
+
+@dataclass(frozen=True)
 class JavaMethod:
     name: str
     return_type: str  # as written; "void" for void methods
@@ -123,6 +133,7 @@ class JavaMethod:
     annotations: Mapping[str, AnnotationUse]
     is_abstract: bool
     location: SourceLocation  # line of the method's name
+    dead_results: tuple[DeadResult, ...] = ()  # only worked out for @Benchmark methods
 
     @property
     def returns_void(self) -> bool:
@@ -135,6 +146,7 @@ class JavaField:
     type_name: str  # simple name
     annotations: Mapping[str, AnnotationUse]
     location: SourceLocation
+    type_text: str = ""  # as written, generics stripped: "CountersFactory.CounterType"
 
 
 @dataclass(frozen=True)
@@ -323,16 +335,22 @@ class _FileReader:
         qname = self.qualified(_text(name_node), outer)
         fields: list[JavaField] = []
         methods: list[JavaMethod] = []
+        method_nodes: list[Node] = []
         nested: list[Node] = []
         for member in members:
             if member.type == "field_declaration":
                 fields.extend(self._read_fields(member, qname))
             elif member.type == "method_declaration":
                 methods.append(self._read_method(member, qname))
+                method_nodes.append(member)
             elif member.type in _CLASS_NODES:
                 nested.append(member)
             elif member.type == "ERROR":
                 self._recover_class(member, outer=qname, depth=depth + 1)
+        by_name: dict[str, list[Node]] = {}
+        for m, n in zip(methods, method_nodes):
+            by_name.setdefault(m.name, []).append(n)
+        methods = [self._with_dead_results(m, n, fields, by_name) for m, n in zip(methods, method_nodes)]
         mods = _modifier_tokens(node)
         self.classes.append(JavaClass(
             qualified_name=qname, name=_text(name_node), package=self.package, kind=kind,
@@ -357,15 +375,26 @@ class _FileReader:
                 self._add_class(node, name_node, "class", None, members, [], outer, depth)
                 return
 
+    def _with_dead_results(self, method: JavaMethod, node: Node, fields: list[JavaField],
+                           methods: dict[str, list[Node]]) -> JavaMethod:
+        if "Benchmark" not in method.annotations:
+            return method
+        from benchwarden.audit.deadcode import dead_values  # it reads nodes with this module's helpers
+
+        found = tuple(DeadResult(d.kind, d.text, SourceLocation(self.path, d.line))
+                      for d in dead_values(node, {f.name: f.type_name for f in fields}, methods))
+        return replace(method, dead_results=found) if found else method
+
     def _read_fields(self, node: Node, owner: str) -> list[JavaField]:
         type_node = node.child_by_field_name("type")
         type_name = _simple_type(_text(type_node)) if type_node is not None else "?"
+        type_text = _strip_generics(_text(type_node)) if type_node is not None else "?"
         anns = self._annotations(node, owner)
         out = []
         for decl in node.children_by_field_name("declarator"):
             name_node = decl.child_by_field_name("name")
             if name_node is not None:
-                out.append(JavaField(_text(name_node), type_name, anns, self.loc(name_node)))
+                out.append(JavaField(_text(name_node), type_name, anns, self.loc(name_node), type_text))
         return out
 
     def _read_method(self, node: Node, owner: str) -> JavaMethod:

@@ -91,8 +91,38 @@ def parse_sources(tree: SourceTree) -> ParsedSources:
         return jf
 
     files = [jf for p in sorted(eager) if (jf := load(p)) is not None]
-    parsed.index = ClassIndex(files, lazy=lazy, loader=load)
+    parsed.index = ClassIndex(files, lazy=lazy, loader=load, declared_in=_Declarations(tree, eager).files_declaring)
     return parsed
+
+
+_DECLARATION = re.compile(rb"\b(?:class|interface|enum|record)\s+([A-Za-z_$][A-Za-z0-9_$]*)")
+
+
+class _Declarations:
+    """Which unparsed .java files declare a type of a given simple name, found by one textual scan on first need.
+
+    The scan over-approximates (a declaration inside a comment or a string counts): it only decides which
+    files get parsed, and the parser has the last word.
+    """
+
+    def __init__(self, tree: SourceTree, parsed: set[str]):
+        self._tree = tree
+        self._parsed = parsed
+        self._index: dict[str, list[str]] | None = None
+
+    def files_declaring(self, simple: str) -> list[str]:
+        if self._index is None:
+            self._index = {}
+            for path in self._tree.paths():
+                if not path.endswith(".java") or path in self._parsed:
+                    continue
+                try:
+                    data = self._tree.read(path)
+                except OSError:
+                    continue
+                for name in set(_DECLARATION.findall(data)):
+                    self._index.setdefault(name.decode("ascii", errors="replace"), []).append(path)
+        return self._index.get(simple, [])
 
 
 def version_for(path: str, builds: list[BuildInfo]) -> str | None:

@@ -235,6 +235,7 @@ def benchmark_to_json(b: AuditedBenchmark) -> dict[str, Any]:
         "params": [{"name": p.name, "values": list(p.values), "declared_in": p.declared_in,
                     "location": str(p.location)} for p in c.params],
         "combinations": c.combinations, "returns_void": c.returns_void, "uses_blackhole": c.uses_blackhole,
+        "dead_results": [{"kind": d.kind, "text": d.text, "location": str(d.location)} for d in c.dead_results],
         "time_s": {"own": b.cost.own_s, "jmh_defaults": b.cost.default_s, "dynamic": b.cost.dynamic_s,
                    "dynamic_observed_combinations": b.cost.dynamic_observed},
     }

@@ -33,8 +33,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
-from benchwarden.audit.javasource import (AnnotationUse, Diagnostic, JavaClass, JavaFile, JavaMethod, SourceLocation,
-                                          SymbolRef, Unresolved)
+from benchwarden.audit.javasource import (AnnotationUse, DeadResult, Diagnostic, JavaClass, JavaFile, JavaMethod,
+                                          SourceLocation, SymbolRef, Unresolved)
 
 #: JMH's TimeUnit names -> seconds
 TIME_UNIT_S = {"NANOSECONDS": 1e-9, "MICROSECONDS": 1e-6, "MILLISECONDS": 1e-3, "SECONDS": 1.0,
@@ -103,6 +103,7 @@ class BenchmarkConfig:
     params: tuple[ParamSpec, ...] = ()
     returns_void: bool = False  # every method of the benchmark returns void
     uses_blackhole: bool = False  # some method takes a Blackhole
+    dead_results: tuple[DeadResult, ...] = ()  # values its methods compute and never use (audit.deadcode)
     time_unit_without_time: tuple[TimeUnitWithoutTime, ...] = ()
     source_path: str = ""
 
@@ -120,23 +121,31 @@ class BenchmarkConfig:
 class ClassIndex:
     """Every type of the project by qualified name, with Java-like name resolution.
 
-    Files that do not mention JMH are parsed only when a name points at them
-    (``Foo`` -> any ``Foo.java``), which keeps large projects fast.
+    Files that do not mention JMH are parsed only when a name points at them: first by file name
+    (``Foo`` -> any ``Foo.java``, and ``Outer.Inner`` -> ``Outer.java``), then, for a type declared in a
+    file of another name (a nested enum, a second top-level class), through ``declared_in``, which
+    names the unparsed files declaring a simple name.  That keeps large projects fast.
     """
 
     def __init__(self, files: Iterable[JavaFile], lazy: dict[str, list[str]] | None = None,
-                 loader: Callable[[str], JavaFile | None] | None = None):
+                 loader: Callable[[str], JavaFile | None] | None = None,
+                 declared_in: Callable[[str], list[str]] | None = None):
         self.files: list[JavaFile] = []
         self.by_name: dict[str, JavaClass] = {}
         self.by_simple: dict[str, list[JavaClass]] = {}
         self.file_of: dict[str, JavaFile] = {}
         self._lazy = dict(lazy or {})  # simple name -> unparsed paths
         self._loader = loader
+        self._declared_in = declared_in
+        self._super_cache: dict[str, JavaClass | None] = {}
+        self._loaded_paths: set[str] = set()
+        self._searched: set[str] = set()
         for f in files:
             self.add(f)
 
     def add(self, f: JavaFile) -> None:
         self.files.append(f)
+        self._loaded_paths.add(f.path)
         for c in f.classes:
             self.by_name.setdefault(c.qualified_name, c)
             self.by_simple.setdefault(c.name, []).append(c)
@@ -144,26 +153,45 @@ class ClassIndex:
 
     def _load_simple(self, simple: str) -> None:
         for path in self._lazy.pop(simple, []):
-            if self._loader is not None:
-                parsed = self._loader(path)
-                if parsed is not None:
-                    self.add(parsed)
+            self._load(path)
+
+    def _load(self, path: str) -> None:
+        if self._loader is not None and path not in self._loaded_paths:
+            self._loaded_paths.add(path)
+            parsed = self._loader(path)
+            if parsed is not None:
+                self.add(parsed)
+
+    def _load_declaring(self, simple: str) -> bool:
+        """Parse the unparsed files that declare a type named ``simple``; whether any was new."""
+        if self._declared_in is None or simple in self._searched:
+            return False
+        self._searched.add(simple)
+        paths = [p for p in self._declared_in(simple) if p not in self._loaded_paths]
+        for path in paths:
+            self._load(path)
+        return bool(paths)
 
     def resolve(self, text: str, context: JavaClass, exclude: str | None = None) -> JavaClass | None:
         """The class a type name written inside ``context`` refers to, or None if not in the project.
 
-        Lookup order: nested types of ``context`` and its enclosing types,
-        single-type imports, the package, on-demand imports, then a unique
-        match by (qualified-suffix) name anywhere in the project.  Types
-        inherited as members of supertypes are not searched.  ``exclude``
-        skips one class (a class never extends itself).
+        Lookup order: nested types of ``context`` and its enclosing types, nested types inherited from
+        their superclasses, single-type imports, the package, on-demand imports, then a unique match by
+        (qualified-suffix) name anywhere in the project.  ``exclude`` skips one class (a class never
+        extends itself).
         """
         text = text.strip()
         if not text or text in _PRIMITIVES:
             return None
+        for segment in text.split("."):
+            self._load_simple(segment)
+        found = self._resolve_loaded(text, context, exclude)
+        if found is None and self._load_declaring(text.rsplit(".", 1)[-1]):
+            found = self._resolve_loaded(text, context, exclude)
+        return found
+
+    def _resolve_loaded(self, text: str, context: JavaClass, exclude: str | None) -> JavaClass | None:
         first = text.split(".", 1)[0]
-        self._load_simple(first)
-        self._load_simple(text.rsplit(".", 1)[-1])
         f = self.file_of.get(context.qualified_name)
         package = context.package
         candidates: list[str] = []
@@ -176,6 +204,8 @@ class ClassIndex:
             imp = imp.removeprefix("static ").strip()
             if imp.endswith("." + first):
                 candidates.append(imp + text[len(first):])
+                for segment in imp.split("."):  # `import a.b.Outer.Inner;`: Inner is declared in Outer.java
+                    self._load_simple(segment)
             elif imp.endswith(".*"):
                 candidates.append(f"{imp[:-2]}.{text}")
         candidates.append(f"{package}.{text}" if package else text)
@@ -183,10 +213,25 @@ class ClassIndex:
         for c in candidates:
             if c in self.by_name and c != exclude:
                 return self.by_name[c]
+        inherited = self._inherited_member(text, context, exclude)
+        if inherited is not None:
+            return inherited
         same = [c for c in self.by_simple.get(text.rsplit(".", 1)[-1], [])
                 if c.qualified_name.endswith(text) and c.qualified_name != exclude]
         if len(same) == 1:
             return same[0]
+        return None
+
+    def _inherited_member(self, text: str, context: JavaClass, exclude: str | None) -> JavaClass | None:
+        """A type nested in a superclass of ``context`` or of its enclosing classes (Java's inherited member
+        types): ``offer(OfferCounters c)`` inherited from the class that declares ``OfferCounters``."""
+        scope: JavaClass | None = context
+        while scope is not None:
+            for sup in self.superclasses(scope)[1:]:
+                name = f"{sup.qualified_name}.{text}"
+                if name in self.by_name and name != exclude:
+                    return self.by_name[name]
+            scope = self.by_name.get(scope.outer) if scope.outer else None
         return None
 
     def superclasses(self, cls: JavaClass | None) -> list[JavaClass]:
@@ -196,8 +241,17 @@ class ClassIndex:
         while cls is not None and cls.qualified_name not in seen:
             chain.append(cls)
             seen.add(cls.qualified_name)
-            cls = self.resolve(cls.superclass, cls, exclude=cls.qualified_name) if cls.superclass else None
+            cls = self._superclass(cls)
         return chain
+
+    def _superclass(self, cls: JavaClass) -> JavaClass | None:
+        if not cls.superclass:
+            return None
+        key = cls.qualified_name
+        if key not in self._super_cache:
+            self._super_cache[key] = None  # a superclass naming a type nested in itself must not loop
+            self._super_cache[key] = self.resolve(cls.superclass, cls, exclude=cls.qualified_name)
+        return self._super_cache[key]
 
 
 class _Diagnostics:
@@ -288,8 +342,8 @@ class _ClassFacts:
             for f in c.fields:
                 ann = f.annotations.get("Param")
                 if ann is not None and f.name not in own:
-                    own[f.name] = ParamSpec(f.name, resolver._param_values(f.type_name, ann, c), c.qualified_name,
-                                            f.location)
+                    own[f.name] = ParamSpec(f.name, resolver._param_values(f.type_text or f.type_name, ann, c),
+                                            c.qualified_name, f.location)
         deps = []
         for c in chain:
             for m in c.methods:
@@ -326,7 +380,7 @@ class _Resolver:
         first = members[0][0]
         int_setting = lambda ann, key: self.int_element(first, ann, key)  # noqa: E731
         modes = self.modes([m for m, _ in members])
-        params = self.params([m for m, _ in members])
+        params = self.params(members)
         return BenchmarkConfig(
             name=f"{self.cls.qualified_name}.{gname}",
             class_name=self.cls.qualified_name,
@@ -349,6 +403,7 @@ class _Resolver:
             params=params,
             returns_void=all(m.returns_void for m, _ in members),
             uses_blackhole=any(p.type_name == "Blackhole" for m, _ in members for p in m.parameters),
+            dead_results=tuple(d for m, _ in members for d in m.dead_results),
             time_unit_without_time=self.unit_without_time(first),
             source_path=first.location.path,
         )
@@ -455,14 +510,15 @@ class _Resolver:
 
     # -- parameters -------------------------------------------------------------------------
 
-    def params(self, methods: list[JavaMethod]) -> tuple[ParamSpec, ...]:
+    def params(self, members: list[tuple[JavaMethod, JavaClass]]) -> tuple[ParamSpec, ...]:
         collected: dict[str, ParamSpec] = {}
         visited: set[str] = set()
-        for m in methods:
+        for m, owner in members:
             for p in m.parameters:
                 if p.type_name in INFRA_TYPES or p.type_name in _PRIMITIVES:
                     continue
-                state = self.index.resolve(_strip_type(p.type_text), self.cls)
+                # names in an inherited method mean what they mean where it is declared
+                state = self.index.resolve(_strip_type(p.type_text), owner)
                 if state is None:
                     self.diags.add(m.location, f"state class '{p.type_text}' of {m.name}() is not in the project; "
                                                "@Param fields it may declare are not counted")
@@ -486,7 +542,7 @@ class _Resolver:
                 collected.setdefault(spec.name, spec)
             stack.extend(reversed(deps))
 
-    def _param_values(self, type_name: str, ann: AnnotationUse, owner: JavaClass) -> tuple[str, ...]:
+    def _param_values(self, type_text: str, ann: AnnotationUse, owner: JavaClass) -> tuple[str, ...]:
         raw = ann.elements.get("value")
         items = raw if isinstance(raw, tuple) else (() if raw is None else (raw,))
         values = []
@@ -498,10 +554,10 @@ class _Resolver:
                 values.append(item if isinstance(item, str) else str(item))
         if values:
             return tuple(values)
-        enum = self.index.resolve(type_name, owner)
+        enum = self.index.resolve(type_text, owner)
         if enum is not None and enum.kind == "enum" and enum.enum_constants:
             return enum.enum_constants
-        self.diags.add(ann.location, f"@Param on a field of type {type_name} has no values (supplied at run time "
+        self.diags.add(ann.location, f"@Param on a field of type {type_text} has no values (supplied at run time "
                                      "with -p?); counted as one combination")
         return ()
 

@@ -24,7 +24,7 @@ def test_json_only_json_on_stdout():
     r = run([DATA / "annotations", "--json"])
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
-    assert data["suite"]["benchmarks"] == 24
+    assert data["suite"]["benchmarks"] == 25
 
 
 def test_terminal_output_has_summary_benchmarks_findings_and_warnings():
@@ -104,7 +104,7 @@ def test_filter_narrows_the_benchmarks():
     data = json.loads(run([DATA / "annotations", "--json", "--filter", r"Pitfalls\."]).stdout)
     assert [b["name"] for b in data["benchmarks"]] == [
         "fixture.Pitfalls.zeroForks", "fixture.Pitfalls.singleFork", "fixture.Pitfalls.noWarmup",
-        "fixture.Pitfalls.unitWithoutTime", "fixture.Pitfalls.voidWithoutBlackhole"]
+        "fixture.Pitfalls.unitWithoutTime", "fixture.Pitfalls.voidWithoutBlackhole", "fixture.Pitfalls.deadResult"]
     bad = run([DATA / "annotations", "--filter", "("])
     assert isinstance(bad.exception, BenchwardenError) and "invalid regular expression" in str(bad.exception)
 
@@ -128,7 +128,7 @@ def test_suite_option_audits_that_suite_and_its_config_store_gives_observed_time
     r = run(["--json", "--config", project / "benchwarden.toml", "--suite", "j"])
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
-    assert data["suite"]["benchmarks"] == 24
+    assert data["suite"]["benchmarks"] == 25
     single = next(b for b in data["benchmarks"] if b["name"] == "fixture.Pitfalls.singleFork")
     assert single["time_s"]["dynamic_observed_combinations"] == 1  # from the config's store, no --store given
     # PATH inside a project: its config's store is found from PATH upwards

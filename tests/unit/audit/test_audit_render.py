@@ -48,7 +48,7 @@ def test_markdown_escapes_pipes_and_asterisks():
 def test_json_is_serialisable_and_complete(report):
     data = json.loads(json.dumps(report_to_json(report)))
     assert data["schema"] == 1 and data["jmh_versions"] == ["1.37"] and data["java_target"] == "8"
-    assert data["suite"]["benchmarks"] == 24 and data["suite"]["dynamic_source"] == "estimate"
+    assert data["suite"]["benchmarks"] == 25 and data["suite"]["dynamic_source"] == "estimate"
     grid = next(b for b in data["benchmarks"] if b["name"] == "fixture.GridBench.grid")
     assert grid["effective"] == {"forks": 1, "warmup_forks": 0, "warmup_iterations": 2, "warmup_time_s": 1.0,
                                  "measurement_iterations": 2, "measurement_time_s": 1.0}
