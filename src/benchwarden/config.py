@@ -42,7 +42,7 @@ from benchwarden.units import parse_duration_s
 
 #: adapter-specific keys each kind accepts in its suite table (they land in SuiteContext.options)
 ADAPTER_OPTIONS: dict[str, frozenset[str]] = {
-    "jmh": frozenset({"java"}),
+    "jmh": frozenset({"java", "profilers"}),
     "go": frozenset({"packages", "list_timeout"}),
     "python": frozenset({"benchmarks", "python", "pythonpath", "trace_memory"}),
     "command": frozenset({"commands", "command", "shell"}),

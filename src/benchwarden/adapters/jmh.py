@@ -38,7 +38,7 @@ from benchwarden.adapters.jmh_output import (
 )
 from benchwarden.adapters.params import check_names
 from benchwarden.adapters.process import LineTimeout, ManagedProcess, capture, require_tool, run_build
-from benchwarden.errors import ArtifactMissing, ForkFailed, ListingFailed, ToolchainMissing
+from benchwarden.errors import ArtifactMissing, ConfigError, ForkFailed, ListingFailed, ToolchainMissing
 from benchwarden.model import Benchmark, IterationResult
 from benchwarden.units import from_ns_per_op
 
@@ -54,7 +54,9 @@ _JAVA_HINT = "install a JDK (e.g. apt-get install openjdk-17-jdk) or set the sui
 
 
 class JmhAdapter:
-    """Adapter for ``kind = "jmh"`` suites. Suite options: ``java`` (path of the java launcher)."""
+    """Adapter for ``kind = "jmh"`` suites. Suite options: ``java`` (path of the java launcher), ``profilers``
+    (JMH profilers to run with every fork, e.g. ``["gc"]``: each becomes ``-prof <spec>``; their secondary
+    results are stored per iteration, docs/metrics.md)."""
 
     kind = "jmh"
 
@@ -89,9 +91,10 @@ class JmhAdapter:
 
     def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> "JmhFork":
         """Start one JMH process running ``benchmark`` for up to ``plan.max_iterations`` iterations."""
-        argv = fork_argv(_java(ctx), artifact_path(ctx), benchmark, plan, ctx.jvm_args)
+        profilers = profilers_option(ctx)
+        argv = fork_argv(_java(ctx), artifact_path(ctx), benchmark, plan, ctx.jvm_args, profilers)
         env = {**ctx.env, **plan.env}
-        return JmhFork(argv, ctx.root, env, benchmark, plan)
+        return JmhFork(argv, ctx.root, env, benchmark, plan, profilers=bool(profilers))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -190,7 +193,18 @@ def jvm_args_options(args: list[str]) -> list[str]:
     return [f"-jvmArgsAppend={arg}" for arg in args]
 
 
-def fork_argv(java: str, jar: Path, benchmark: Benchmark, plan: ForkPlan, suite_jvm_args: tuple[str, ...] = ()) -> list[str]:
+def profilers_option(ctx: SuiteContext) -> tuple[str, ...]:
+    """The suite's ``profilers`` option (JMH ``-prof`` specs such as ``"gc"``); ConfigError when malformed."""
+    value = ctx.options.get("profilers", [])
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(
+            isinstance(p, str) and p.strip() and not p.startswith("-") for p in value):
+        raise ConfigError(f"suite '{ctx.name}': 'profilers' must be a list of JMH profiler names such as [\"gc\"], "
+                          f"got {value!r}", key=f"suites.{ctx.name}.profilers")
+    return tuple(value)
+
+
+def fork_argv(java: str, jar: Path, benchmark: Benchmark, plan: ForkPlan, suite_jvm_args: tuple[str, ...] = (),
+              profilers: tuple[str, ...] = ()) -> list[str]:
     """The complete command line of one fork (see the module docstring for why each option is there)."""
     username = benchmark.spec.get("benchmark", benchmark.id.name)
     mode = benchmark.spec.get("mode", benchmark.mode)
@@ -203,6 +217,8 @@ def fork_argv(java: str, jar: Path, benchmark: Benchmark, plan: ForkPlan, suite_
             raise ForkFailed(str(benchmark.id), "crashed",
                              f"parameter {name}={value!r} contains a comma, which JMH's -p cannot pass")
         argv += ["-p", f"{name}={value}"]
+    for profiler in profilers:
+        argv += ["-prof", profiler]
     argv += jvm_args_options(fork_jvm_args(benchmark, tuple(suite_jvm_args), tuple(plan.jvm_args)))
     return argv
 
@@ -222,12 +238,13 @@ class JmhFork:
     terminated before the error is raised, and when the iteration is abandoned.
     """
 
-    def __init__(self, argv: list[str], cwd: Path, env: Mapping[str, str], benchmark: Benchmark, plan: ForkPlan):
+    def __init__(self, argv: list[str], cwd: Path, env: Mapping[str, str], benchmark: Benchmark, plan: ForkPlan,
+                 profilers: bool = False):
         self.argv = argv
         self.benchmark = benchmark
         self.plan = plan
         self._label = str(benchmark.id)
-        self._parser = IterationStreamParser(self._label, benchmark.mode)
+        self._parser = IterationStreamParser(self._label, benchmark.mode, profilers)
         self._stopped = threading.Event()
         self.started_monotonic = time.monotonic()
         self._process = ManagedProcess(argv, cwd=cwd, env=env)

@@ -397,7 +397,7 @@ _SCORE = re.compile(
     r"(?:\s+±\(99\.9%\)\s+(?P<error>\S+))?"
     r"\s+(?P<unit>[^\s/]+/[^\s/]+)$"
 )
-_SECONDARY = re.compile(r"^\s+(?P<label>\S(?:.*\S)?):\s+(?P<score>\S+)\s+(?P<unit>\S+)$")
+_SECONDARY = re.compile(r"^\s+(?P<label>\S(?:.*\S)?):\s+(?P<score>≈ \S+|\S+)\s+(?P<unit>\S+)$")
 _FAILURE = re.compile(r"^<(?P<what>(?:failure|forked VM|binary link).*)>$")
 _HEADER = re.compile(r"^# (?P<key>JMH version|VM version|VM options|Benchmark mode|Benchmark|Parameters): (?P<value>.*)$")
 
@@ -411,10 +411,12 @@ class IterationStreamParser:
     """Incremental parser of one JMH process's console output: feed lines, get :class:`IterationResult`.
 
     ``benchmark`` names the benchmark in errors.  Sample mode prints percentile lines under each
-    iteration, ending with a blank line, all in one flush: the parser holds such an iteration until its
-    block ends, so every result still arrives as soon as JMH prints it.  For the other modes JMH prints
-    no secondary lines unless profilers are on (benchwarden never passes any), so the result is
-    returned at once and stray indented lines are ignored.
+    iteration, and profilers (``profilers=True``: the suite passes ``-prof``) their secondary results
+    (``gc.alloc.rate.norm: 63580.753 B/op``), ending with a blank line, all in one flush: the parser
+    holds such an iteration until its block ends, so every result still arrives as soon as JMH prints
+    it.  Secondary results become ``"label [unit]"`` entries; JMH's ``≈ 0`` (a value below its printing
+    precision, e.g. ``gc.count: ≈ 0 counts``) is 0.  Without profilers, in the other modes, the result
+    is returned at once and stray indented lines are ignored.
 
     After a ``<failure>`` marker ``failure`` is set (the first non-blank line after it, the exception,
     becomes ``failure_detail``); the parser does not raise for it, because the caller still wants the
@@ -423,9 +425,9 @@ class IterationStreamParser:
     An ``Iteration N:`` line with nothing after it is an iteration cut short (``incomplete`` is set).
     """
 
-    def __init__(self, benchmark: str, mode: str | None = None):
+    def __init__(self, benchmark: str, mode: str | None = None, profilers: bool = False):
         self.benchmark = benchmark
-        self.hold_secondary = mode == "sample"
+        self.hold_secondary = mode == "sample" or profilers
         self.lineno = 0
         self.iterations = 0
         self.header: dict[str, str] = {}
@@ -497,10 +499,12 @@ class IterationStreamParser:
         m = _SECONDARY.match(line)
         if not m or self._pending is None:
             return False
+        score = m["score"]
         try:
-            self._pending[2][f"{m['label']} [{m['unit']}]"] = _number(m["score"])
+            value = 0.0 if score.startswith("≈") else _number(score)
         except ValueError:
             return False
+        self._pending[2][f"{m['label']} [{m['unit']}]"] = value
         return True
 
     def _flush(self) -> IterationResult:
@@ -513,9 +517,10 @@ class IterationStreamParser:
         raise ForkFailed(self.benchmark, "garbage", f"output line {self.lineno}: {why}: {line!r}")
 
 
-def parse_iterations(lines: Iterable[str], benchmark: str, mode: str | None = None) -> tuple[list[IterationResult], IterationStreamParser]:
+def parse_iterations(lines: Iterable[str], benchmark: str, mode: str | None = None,
+                     profilers: bool = False) -> tuple[list[IterationResult], IterationStreamParser]:
     """Parse a whole captured output; returns the iterations and the parser (for ``failure`` etc.)."""
-    parser = IterationStreamParser(benchmark, mode)
+    parser = IterationStreamParser(benchmark, mode, profilers)
     results: list[IterationResult] = []
     for line in lines:
         results.extend(parser.feed(line))

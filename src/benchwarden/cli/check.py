@@ -76,15 +76,24 @@ def check_command(inv: Invocation, files, junit_path, strict, interpretation, al
             checker = Checker(suites, config.root, store, settings, progress)
             assertions = _assertions(inv, config, model, checker, files, settings)
             outcome = checker.run(assertions)
+        metrics = _metrics(store, outcome.runs)
     finally:
         store.close()
     if junit_path is not None:
         junit_path.write_bytes(junit_xml("benchwarden check", junit_cases(outcome, strict)))
     if inv.json:
-        inv.emit_json(to_json(outcome))
+        inv.emit_json({**to_json(outcome), "metrics": [m.to_json() for m in metrics]})
     else:
-        _print(inv, outcome, junit_path)
+        _print(inv, outcome, junit_path, metrics)
     return _exit_status(outcome, strict)
+
+
+def _metrics(store, run_ids: list[int]) -> list:
+    """Metric summaries of the benchmarks the runs behind this check measured (docs/metrics.md)."""
+    from benchwarden.report.metric_summary import summarize_metrics
+
+    return [m for run_id in dict.fromkeys(run_ids) for r in store.load_run(run_id).results
+            for m in summarize_metrics(r)]
 
 
 def _assertions(inv: Invocation, config: Config, model: CheckModel, checker: Checker, files,
@@ -116,7 +125,8 @@ def _assertions(inv: Invocation, config: Config, model: CheckModel, checker: Che
     return expanded
 
 
-def _print(inv: Invocation, outcome: CheckOutcome, junit_path: Path | None) -> None:
+def _print(inv: Invocation, outcome: CheckOutcome, junit_path: Path | None, metrics: list) -> None:
+    from benchwarden.report.metric_summary import metric_summary_table
     from benchwarden.report.table import to_rich
     from benchwarden.spl.logic import Verdict
     from benchwarden.spl.report import (STYLE, assertion_header, comparison_table, expansion_lines, instance_table,
@@ -135,6 +145,9 @@ def _print(inv: Invocation, outcome: CheckOutcome, junit_path: Path | None) -> N
             console.print(Text(visible(f"    note: {warning}"), style="dim"))
         console.print()
     console.print(to_rich(instance_table(outcome)))
+    if metrics:
+        console.print(to_rich(metric_summary_table(metrics, title="metrics of the runs measured (median of fork "
+                                                                  "values; spread between forks)")))
     for error in outcome.errors:
         inv.err_console.print(Text(visible(f"error: {error}", keep_newlines=True)))
     console.print(Text(visible(summary_line(outcome))))

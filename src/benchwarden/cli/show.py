@@ -29,20 +29,24 @@ def show_command(inv: Invocation, run: str | None, confidence: float, details: b
     from benchwarden.cli.render import print_summaries
     from benchwarden.cli.stopping import (build_trails, print_stopping, reference_budgets, settings_from_snapshot,
                                           stopping_json)
+    from benchwarden.report.metric_summary import metric_summary_table, summarize_metrics
     from benchwarden.report.summary import summarize_benchmark
+    from benchwarden.report.table import to_rich
 
     with store_for(inv) as store:
         run_id = store.resolve_run(run)
         data = store.load_run(run_id)
     results = list(inv.select_results(data).results)
     summaries = [summarize_benchmark(r, confidence=confidence) for r in results]
+    metrics = [m for r in results for m in summarize_metrics(r)]
     trails = build_trails(results, settings_from_snapshot(data.meta.config),
                           reference_budgets(results, _suite_roots(data.meta.config), data.meta.toolchain))
     if inv.json:
         inv.emit_json({"run": run_id, "status": data.status.value, "commit": data.meta.commit,
                        "dirty": data.meta.dirty, "label": data.meta.label, "created_at": data.meta.created_at,
                        "machine": dict(data.meta.machine), "toolchain": dict(data.meta.toolchain),
-                       "benchmarks": [s.to_json() for s in summaries], "stopping": stopping_json(trails)})
+                       "benchmarks": [s.to_json() for s in summaries], "stopping": stopping_json(trails),
+                       "metrics": [m.to_json() for m in metrics]})
         return ExitStatus.OK
     meta = data.meta
     commit = (meta.commit[:12] + ("+dirty" if meta.dirty else "")) if meta.commit else "no commit"
@@ -51,6 +55,9 @@ def show_command(inv: Invocation, run: str | None, confidence: float, details: b
                               f"{', '.join(f'{k} {v}' for k, v in meta.toolchain.items())}"),
                       markup=False, highlight=False)
     print_summaries(inv.console, summaries, title=f"run {run_id}")
+    if metrics:
+        inv.console.print(to_rich(metric_summary_table(metrics, title="metrics (median of fork values; spread "
+                                                                      "between forks)")))
     print_stopping(inv.console, trails, details=details)
     inv.console.print(f"forks took {format_duration(sum(s.time_s for s in summaries))} in total")
     return ExitStatus.OK

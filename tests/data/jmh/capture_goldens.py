@@ -48,14 +48,14 @@ def listing(jar: Path, tag: str) -> list:
 
 
 def run(jar: Path, benchmarks: list, key: str, name: str, iterations: int = 4, mode: str | None = None,
-        jvm_args: tuple[str, ...] = ()) -> None:
+        jvm_args: tuple[str, ...] = (), profilers: tuple[str, ...] = ()) -> None:
     bench = next(b for b in benchmarks if b.id.key == key)
     if mode:
         bench = type(bench)(id=bench.id, mode=mode, unit=bench.unit, direction=bench.direction,
                             spec={**bench.spec, "mode": mode})
     plan = ForkPlan(fork_index=1, iteration_time_s=0.05, max_iterations=iterations, timeout_s=120,
                     iteration_timeout_s=60, jvm_args=jvm_args)
-    argv = fork_argv(JAVA, jar, bench, plan) + ["-rf", "json", "-rff", str(HERE / f"run-{name}.json")]
+    argv = fork_argv(JAVA, jar, bench, plan, profilers=profilers) + ["-rf", "json", "-rff", str(HERE / f"run-{name}.json")]
     done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
     (HERE / f"run-{name}.txt").write_text(done.stdout)
     json_file = HERE / f"run-{name}.json"
@@ -100,6 +100,9 @@ def main() -> int:
     run(jar, benchmarks, "wordstat.bench.TopKBench.topK", "thrpt-fork-args", jvm_args=("-Xmx256m",))
     run(jar, benchmarks, "wordstat.bench.CountWordsBench.countHash", "sample", iterations=3, mode="sample")
     run(jar, benchmarks, "wordstat.bench.NoisyBench.noisy", "ss", iterations=5, mode="ss")
+    # -prof gc: secondary results under every iteration, "≈ 0 counts" when no collection ran
+    run(jar, benchmarks, "wordstat.bench.TokenizeBench.tokenize[size=1000]", "avgt-gc", iterations=6,
+        jvm_args=("-Xms256m", "-Xmx256m"), profilers=("gc",))
     for what in ("crash", "exitVm", "garbage"):
         run(broken_jar, broken, f"broken.BrokenBench.{what}", what)
     run(broken_jar, broken, "broken.BrokenBench.fine@avgt", "multimode-avgt", iterations=2)

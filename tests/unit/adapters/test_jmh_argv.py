@@ -71,3 +71,19 @@ def test_non_positive_iteration_time_is_rejected():
 def test_a_param_value_with_a_comma_cannot_be_passed_and_says_so():
     with pytest.raises(ForkFailed, match="contains a comma"):
         fork_argv("java", JAR, bench(params=(("csv", "a,b"),)), plan())
+
+
+def test_profilers_become_prof_options_before_the_jvm_arguments():
+    argv = fork_argv("java", JAR, bench(), plan(jvm_args=("-Xmx1g",)), ("-Xmx1g",), ("gc", "stack:lines=3"))
+    assert argv[argv.index("-prof"):argv.index("-prof") + 4] == ["-prof", "gc", "-prof", "stack:lines=3"]
+    assert argv.index("-prof") < argv.index("-jvmArgsAppend=-Xmx1g")
+
+
+@pytest.mark.parametrize("value", ["gc", ["-prof gc"], [""], [1]])
+def test_a_malformed_profilers_option_is_a_configuration_error(value):
+    from benchwarden.adapters.base import SuiteContext
+    from benchwarden.adapters.jmh import profilers_option
+    from benchwarden.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="'profilers' must be a list of JMH profiler names"):
+        profilers_option(SuiteContext("s", "jmh", Path("/x"), options={"profilers": value}))

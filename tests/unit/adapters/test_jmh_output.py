@@ -355,3 +355,21 @@ def test_loading_a_file_uses_its_modification_time(tmp_path):
     assert {r.benchmark.id.suite for r in run.results} == {"imported"}
     with pytest.raises(ImportFormatError, match="cannot read the file"):
         load_jmh_json(tmp_path / "missing.json")
+
+
+def test_gc_profiler_results_are_kept_per_iteration_as_jmh_wrote_them_in_the_same_run():
+    """run-avgt-gc: a real fork with -prof gc; its JSON holds the same secondary results (independent record)."""
+    lines = read("run-avgt-gc.txt").splitlines()
+    emitted = feed_all(IterationStreamParser("b", "avgt", profilers=True), lines)
+    doc = json.loads(read("run-avgt-gc.json"))[0]
+    norm = doc["secondaryMetrics"]["gc.alloc.rate.norm"]["rawData"][0]
+    assert len(emitted) == len(norm) == 6
+    for (lineno, result), want in zip(emitted, norm):
+        assert lines[lineno - 1] == ""  # held until the blank line that ends its block
+        assert result.secondary["gc.alloc.rate.norm [B/op]"] == pytest.approx(round(want, 3), abs=5e-4)
+        assert result.secondary["gc.alloc.rate [MB/sec]"] > 0
+    counts = [r.secondary["gc.count [counts]"] for _, r in emitted]
+    assert 0.0 in counts  # printed "≈ 0 counts"
+    assert sum(counts) == doc["secondaryMetrics"]["gc.count"]["score"]
+    # without the flag, the same output still gives every iteration (secondary lines ignored)
+    assert len(parse_iterations(lines, "b", "avgt")[0]) == 6
