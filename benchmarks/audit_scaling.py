@@ -25,9 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from rich.console import Console
-
 import tree_sitter_java
+from rich.console import Console
 from tree_sitter import Language, Parser
 
 from benchwarden.audit.project import audit_project
@@ -117,7 +116,7 @@ def main() -> int:
         for i, (label, build) in enumerate(HOSTILE.items()):
             root = build(base / f"hostile{i}")
             try:
-                audit_s, report = _cpu(lambda: audit_project(root))
+                audit_s, report = _cpu(lambda: audit_project(root))  # noqa: B023 - called at once
             except RecursionError as exc:  # what older versions did
                 print(f"  {label:26s} failed: {type(exc).__name__}")
                 continue

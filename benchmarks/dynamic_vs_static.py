@@ -34,7 +34,6 @@ import sys
 import tempfile
 import time
 import tomllib
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -42,8 +41,15 @@ import numpy as np
 from benchwarden import stats
 from benchwarden.config import CRITERION_DEFAULTS, DEFAULT_CRITERIA, load_config, resolve_criteria
 from benchwarden.model import RunMeta
-from benchwarden.replay import (AAOptions, Baseline, ReplayConfig, STUDY_BOUNDS, recorded_series, replay_run,
-                                subset_change)
+from benchwarden.replay import (
+    STUDY_BOUNDS,
+    AAOptions,
+    Baseline,
+    ReplayConfig,
+    recorded_series,
+    replay_run,
+    subset_change,
+)
 from benchwarden.runner import engine
 from benchwarden.runner.engine import Runner, plan_run
 from benchwarden.store import open_store

@@ -73,7 +73,7 @@ def main() -> int:
     load = os.getloadavg()
     print(json.dumps({"repeat": args.repeat, "load": [round(x, 2) for x in load],
                       "median_cpu_s": {k: round(v, 4) for k, v in rows.items()}}))
-    print(f"\n| command | median CPU | × `import click` |\n|---|---:|---:|")
+    print("\n| command | median CPU | × `import click` |\n|---|---:|---:|")
     for name, value in rows.items():
         print(f"| `{name}` | {value * 1000:.0f} ms | {value / reference:.1f} |")
     over = [name for name in TARGETS if rows[name] > args.target]

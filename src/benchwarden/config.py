@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from benchwarden.adapters import REGISTRY
 from benchwarden.adapters.base import SuiteContext
 from benchwarden.errors import ConfigError
+
 # re-exported: where the config file and the store are (light, no pydantic; see locations.py)
 from benchwarden.locations import CONFIG_NAME as CONFIG_NAME
 from benchwarden.locations import DEFAULT_STORE as DEFAULT_STORE
@@ -36,9 +37,8 @@ from benchwarden.locations import read_toml, store_url_from_table
 from benchwarden.locations import resolve_store_url as resolve_store_url
 from benchwarden.locations import store_location as store_location
 from benchwarden.metrics.catalog import PRIMARY
-from benchwarden.metrics.primary import check_metric, is_two_point
+from benchwarden.metrics.primary import check_metric
 from benchwarden.units import parse_duration_s
-
 
 #: adapter-specific keys each kind accepts in its suite table (they land in SuiteContext.options)
 ADAPTER_OPTIONS: dict[str, frozenset[str]] = {

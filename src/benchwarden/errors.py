@@ -6,7 +6,6 @@ and *what* was expected, so the message can be shown to the user as it is.
 
 from __future__ import annotations
 
-
 #: longest ``detail`` and ``output`` a failure keeps (and so stores): whatever a benchmark prints, a message
 #: stays readable and a run's failures stay small in the store
 MAX_DETAIL_CHARS = 4000

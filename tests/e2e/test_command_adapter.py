@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.processes import eventually, is_alive
-
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import ForkPlan, SuiteContext
 from benchwarden.errors import ForkFailed
+from tests.support.processes import eventually, is_alive
 
 pytestmark = pytest.mark.e2e
 

@@ -16,12 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.processes import matching
-
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import ForkPlan, RunningFork, SuiteContext
 from benchwarden.adapters.gotest import GoAdapter
 from benchwarden.errors import BuildFailed, ForkFailed, ListingFailed, ToolchainMissing
+from tests.support.processes import matching
 
 pytestmark = [
     pytest.mark.e2e,
@@ -170,7 +169,7 @@ def test_listing_broken_module(broken):
     _, _, _, benchmarks = broken
     expected = ["BenchmarkOK", "BenchmarkPanic", "BenchmarkHang", "BenchmarkFatal", "BenchmarkExit",
                 "BenchmarkPrints"]
-    expected += [f"BenchmarkTricky[k=v*2]" if n == "k=v*2" else f"BenchmarkTricky[sub={n}]" for n in TRICKY]
+    expected += ["BenchmarkTricky[k=v*2]" if n == "k=v*2" else f"BenchmarkTricky[sub={n}]" for n in TRICKY]
     expected += ["BenchmarkTricky[outer=1,sub=inner]", "sub.BenchmarkDouble"]
     # BenchmarkFatal fails and BenchmarkExit kills the discovery run: both are listed, and the
     # benchmarks after them are still found; packages nobench/ and notests/ are skipped.

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.processes import group_members, matching
-
 from benchwarden.adapters.base import ForkPlan, RunningFork, SuiteContext
 from benchwarden.adapters.jmh import JmhAdapter
 from benchwarden.errors import ArtifactMissing, ForkFailed, ListingFailed, ToolchainMissing
+from tests.support.processes import group_members, matching
 
 pytestmark = [
     pytest.mark.e2e,

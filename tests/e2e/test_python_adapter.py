@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.processes import eventually, group_members, is_alive
-
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import ForkPlan, SuiteContext
 from benchwarden.errors import BuildFailed, ForkFailed, ListingFailed
 from benchwarden.model import Benchmark, BenchmarkId
+from tests.support.processes import eventually, group_members, is_alive
 
 pytestmark = pytest.mark.e2e
 

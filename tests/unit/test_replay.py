@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +13,15 @@ from benchwarden.adapters.base import SuiteContext
 from benchwarden.cli import main
 from benchwarden.config import CRITERION_DEFAULTS, RunSettings, Suite
 from benchwarden.model import RunMeta
-from benchwarden.replay import AAOptions, Baseline, ReplayConfig, recorded_series, replay_benchmark, replay_run, simulate
+from benchwarden.replay import (
+    AAOptions,
+    Baseline,
+    ReplayConfig,
+    recorded_series,
+    replay_benchmark,
+    replay_run,
+    simulate,
+)
 from benchwarden.runner.engine import Runner, plan_run
 from benchwarden.runner.policy import Bounds
 from benchwarden.store import open_store

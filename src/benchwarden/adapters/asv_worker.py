@@ -483,7 +483,7 @@ def install_injection_from_env(environ=None):
     try:
         spec = json.loads(text)
     except ValueError as exc:
-        raise InjectionError("{} is not JSON: {}".format(INJECT_ENV, exc))
+        raise InjectionError("{} is not JSON: {}".format(INJECT_ENV, exc)) from None
     if not isinstance(spec, dict) or spec.get("v") != INJECT_VERSION:
         raise InjectionError("{} must be an object with \"v\": {}, got {!r}".format(INJECT_ENV, INJECT_VERSION, text))
     mode = spec.get("mode")

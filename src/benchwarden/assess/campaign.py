@@ -29,8 +29,8 @@ from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import Adapter
 from benchwarden.assess.detect import Detection, detect
 from benchwarden.assess.inject import (
-    Injector,
     InjectionFailed,
+    Injector,
     Tracing,
     injector_for,
     instrumentation_error,

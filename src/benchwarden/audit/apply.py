@@ -129,7 +129,7 @@ def render_suite_table(report: AuditReport, project: Path, config_dir: Path, nam
     build, artifact, note = _build_command(report, project)
     rel = os.path.relpath(project.resolve(), config_dir.resolve())
     lines = [
-        f"# Written by `benchwarden audit --apply` from the project's own JMH configuration:",
+        "# Written by `benchwarden audit --apply` from the project's own JMH configuration:",
         f"# {share:.0%} of the parameter combinations run {shape.forks} fork(s) x ({shape.warmup_iterations} x "
         f"{shape.warmup_time_s:g}s warmup + {shape.measurement_iterations} x {shape.measurement_time_s:g}s measurement).",
         f"# warmup.max = {shape.warmup_iterations} x {shape.warmup_time_s:g}s / {bounds.iteration_time_s:g}s "

@@ -29,7 +29,7 @@ from typing import Sequence
 from benchwarden.audit.cost import effective_shape, modes_of
 from benchwarden.audit.defaults import CURRENT_DEFAULTS, LEGACY_DEFAULTS, uses_legacy_defaults
 from benchwarden.audit.findings import Finding, Severity
-from benchwarden.audit.project import AuditReport, AuditedBenchmark, audit_tree
+from benchwarden.audit.project import AuditedBenchmark, AuditReport, audit_tree
 from benchwarden.audit.resolve import BenchmarkConfig
 from benchwarden.audit.sourcetree import GitTree
 from benchwarden.errors import BenchwardenError

@@ -17,8 +17,7 @@ from typing import Mapping
 from benchwarden.audit.buildfile import BuildInfo, read_build_files
 from benchwarden.audit.cost import BenchmarkCost, SuiteCost, benchmark_cost, suite_cost
 from benchwarden.audit.defaults import JmhDefaults, defaults_for
-from benchwarden.audit.findings import (DEFAULT_GRID_THRESHOLD, Finding, check_benchmark, check_commented,
-                                        sort_findings)
+from benchwarden.audit.findings import DEFAULT_GRID_THRESHOLD, Finding, check_benchmark, check_commented, sort_findings
 from benchwarden.audit.javasource import PROJECT, CommentedBenchmark, Diagnostic, JavaFile, SourceLocation, parse_java
 from benchwarden.audit.resolve import BenchmarkConfig, ClassIndex, discover_benchmarks
 from benchwarden.audit.sourcetree import DirectoryTree, SourceTree

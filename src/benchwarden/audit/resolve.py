@@ -33,8 +33,17 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
-from benchwarden.audit.javasource import (AnnotationUse, DeadResult, Diagnostic, JavaClass, JavaFile, JavaMethod,
-                                          SourceLocation, SymbolRef, Unresolved)
+from benchwarden.audit.javasource import (
+    AnnotationUse,
+    DeadResult,
+    Diagnostic,
+    JavaClass,
+    JavaFile,
+    JavaMethod,
+    SourceLocation,
+    SymbolRef,
+    Unresolved,
+)
 
 #: JMH's TimeUnit names -> seconds
 TIME_UNIT_S = {"NANOSECONDS": 1e-9, "MICROSECONDS": 1e-6, "MILLISECONDS": 1e-3, "SECONDS": 1.0,

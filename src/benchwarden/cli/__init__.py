@@ -21,7 +21,6 @@ from benchwarden.cli.common import ExitStatus
 from benchwarden.errors import BenchwardenError
 from benchwarden.report.escaping import visible
 
-
 #: subcommand -> (module under benchwarden.cli, attribute, one-line help for `benchwarden --help`), in help order.
 #: Modules are imported only when their command runs (or shows its own --help), so `benchwarden --help` and light
 #: commands start without numpy, scipy, matplotlib or SQLAlchemy (docs/performance.md, "Start-up").

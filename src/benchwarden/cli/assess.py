@@ -148,8 +148,14 @@ def _write_stubs(result: SuiteAssessment, directory: Path, inv: Invocation) -> N
 
 
 def _print(inv: Invocation, doc: dict) -> None:
-    from benchwarden.report.assess_tables import (abs_table, cost_lines, matrix_table, methods_table, smoke_lines,
-                                                  variability_table)
+    from benchwarden.report.assess_tables import (
+        abs_table,
+        cost_lines,
+        matrix_table,
+        methods_table,
+        smoke_lines,
+        variability_table,
+    )
     from benchwarden.report.table import to_rich
 
     c = inv.console

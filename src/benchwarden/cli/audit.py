@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-
-from typing import TYPE_CHECKING
 
 from benchwarden.cli.common import Invocation, common_options
 from benchwarden.errors import StoreError

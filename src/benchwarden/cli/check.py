@@ -10,8 +10,14 @@ from typing import TYPE_CHECKING
 import click
 from rich.text import Text
 
-from benchwarden.cli.common import (ExitStatus, FiniteFloatRange, Invocation, common_options, parse_duration_option,
-                                    with_bound_flags)
+from benchwarden.cli.common import (
+    ExitStatus,
+    FiniteFloatRange,
+    Invocation,
+    common_options,
+    parse_duration_option,
+    with_bound_flags,
+)
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.errors import BenchwardenError, UsageError
 from benchwarden.report.escaping import visible
@@ -19,7 +25,7 @@ from benchwarden.spl.settings import INTERPRETATIONS
 
 if TYPE_CHECKING:
     from benchwarden.config import Config
-    from benchwarden.spl.evaluate import CheckOutcome, Checker
+    from benchwarden.spl.evaluate import Checker, CheckOutcome
     from benchwarden.spl.expand import ExpandedAssertion
     from benchwarden.spl.settings import CheckModel, CheckSettings
 
@@ -129,8 +135,16 @@ def _print(inv: Invocation, outcome: CheckOutcome, junit_path: Path | None, metr
     from benchwarden.report.metric_summary import metric_summary_table
     from benchwarden.report.table import to_rich
     from benchwarden.spl.logic import Verdict
-    from benchwarden.spl.report import (STYLE, assertion_header, comparison_table, expansion_lines, instance_table,
-                                        suite_prefix, summary_line, warnings_of)
+    from benchwarden.spl.report import (
+        STYLE,
+        assertion_header,
+        comparison_table,
+        expansion_lines,
+        instance_table,
+        suite_prefix,
+        summary_line,
+        warnings_of,
+    )
 
     console = inv.console
     prefix = suite_prefix(outcome)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import enum
 import functools
-import math
 import json
+import math
 import os
 import sys
 from dataclasses import dataclass, field, replace

@@ -14,8 +14,17 @@ from typing import TYPE_CHECKING
 
 import click
 
-from benchwarden.cli.common import (ExitStatus, FiniteFloatRange, Invocation, common_options, parse_duration_option,
-                                    param_option, reject_options, with_bound_flags, with_params)
+from benchwarden.cli.common import (
+    ExitStatus,
+    FiniteFloatRange,
+    Invocation,
+    common_options,
+    param_option,
+    parse_duration_option,
+    reject_options,
+    with_bound_flags,
+    with_params,
+)
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.errors import ConfigError, UsageError
 from benchwarden.report.escaping import visible

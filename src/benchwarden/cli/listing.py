@@ -6,8 +6,15 @@ from typing import TYPE_CHECKING
 
 import click
 
-from benchwarden.cli.common import (ExitStatus, Invocation, common_options, param_option, parse_duration_option,
-                                    with_bound_flags, with_params)
+from benchwarden.cli.common import (
+    ExitStatus,
+    Invocation,
+    common_options,
+    param_option,
+    parse_duration_option,
+    with_bound_flags,
+    with_params,
+)
 from benchwarden.report.escaping import visible
 
 if TYPE_CHECKING:

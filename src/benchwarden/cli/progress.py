@@ -26,7 +26,7 @@ from rich.text import Text
 from benchwarden.compare.result import BenchmarkComparison, Look
 from benchwarden.compare.schedule import CompareListener
 from benchwarden.compare.sequential import SequentialDesign
-from benchwarden.model import Benchmark, BenchmarkResult, BenchmarkStatus, ForkResult, ForkStatus, Phase, StopDecision
+from benchwarden.model import ForkResult, ForkStatus, Phase, StopDecision
 from benchwarden.report.comparison_table import fmt_interval, fmt_mde, fmt_p, fmt_ratio
 from benchwarden.report.escaping import visible
 from benchwarden.report.names import shorten

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import click
-
-from benchwarden.report.escaping import rich_text
-from typing import TYPE_CHECKING
 
 from benchwarden.cli.common import ExitStatus, FiniteFloatRange, Invocation, common_options
 from benchwarden.cli.store_access import store_for
 from benchwarden.config import CRITERIA, CRITERION_DEFAULTS, check_criterion
 from benchwarden.errors import UsageError
+from benchwarden.report.escaping import rich_text
 from benchwarden.report.table import Column, TableModel, fmt_number, fmt_percent, to_rich
 
 if TYPE_CHECKING:

@@ -7,11 +7,26 @@ from typing import TYPE_CHECKING
 
 import click
 
-from benchwarden.cli.common import (ExitStatus, Invocation, common_options, param_option, parse_duration_option,
-                                    reject_options, with_bound_flags, with_params)
+from benchwarden.cli.common import (
+    ExitStatus,
+    Invocation,
+    common_options,
+    param_option,
+    parse_duration_option,
+    reject_options,
+    with_bound_flags,
+    with_params,
+)
 from benchwarden.cli.store_access import store_url_for
-from benchwarden.config import (CRITERIA, STOP_POLICIES, RunSettings, Suite, check_criterion, load_config,
-                                resolve_criteria)
+from benchwarden.config import (
+    CRITERIA,
+    STOP_POLICIES,
+    RunSettings,
+    Suite,
+    check_criterion,
+    load_config,
+    resolve_criteria,
+)
 from benchwarden.errors import BenchwardenError, ConfigError, in_suite
 from benchwarden.report.escaping import visible
 from benchwarden.units import format_duration

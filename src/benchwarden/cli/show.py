@@ -27,8 +27,13 @@ def show_command(inv: Invocation, run: str | None, confidence: float, details: b
     before the latest).
     """
     from benchwarden.cli.render import print_summaries
-    from benchwarden.cli.stopping import (build_trails, print_stopping, reference_budgets, settings_from_snapshot,
-                                          stopping_json)
+    from benchwarden.cli.stopping import (
+        build_trails,
+        print_stopping,
+        reference_budgets,
+        settings_from_snapshot,
+        stopping_json,
+    )
     from benchwarden.report.metric_summary import metric_summary_table, summarize_metrics
     from benchwarden.report.summary import summarize_benchmark
     from benchwarden.report.table import to_rich

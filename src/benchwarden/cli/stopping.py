@@ -12,10 +12,10 @@ from typing import Mapping, Sequence
 
 from rich.console import Console
 
-from benchwarden.report.escaping import rich_text
 from benchwarden.budget import jmh_reference_budgets
 from benchwarden.config import RunSettings
 from benchwarden.model import BenchmarkResult
+from benchwarden.report.escaping import rich_text
 from benchwarden.report.stopping import (
     BOUND_MARK,
     ReferenceBudget,

@@ -17,8 +17,8 @@ def store_url_for(inv: Invocation) -> str:
 
     Only the config's ``[store]`` table is read (:func:`benchwarden.locations.store_location`).
     """
-    from benchwarden.locations import DEFAULT_STORE, find_config, resolve_store_url, store_location
     from benchwarden.errors import ConfigError
+    from benchwarden.locations import DEFAULT_STORE, find_config, resolve_store_url, store_location
 
     if inv.store_url:
         return resolve_store_url(inv.store_url, Path.cwd())

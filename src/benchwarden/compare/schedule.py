@@ -28,13 +28,13 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from benchwarden.compare.analysis import as_look, complete_matrix, compare_forks, judge_look, stop_decision
+from benchwarden.compare.analysis import as_look, compare_forks, complete_matrix, judge_look, stop_decision
 from benchwarden.compare.pairing import MatchedBenchmark
 from benchwarden.compare.result import BenchmarkComparison, Look
 from benchwarden.compare.sequential import SequentialDesign
 from benchwarden.compare.settings import CompareSettings
 from benchwarden.model import BenchmarkStatus, ForkResult, ForkStatus, RunStatus, StopDecision
-from benchwarden.runner.engine import PlannedBenchmark, RunInterrupted, BenchmarkSkipped, run_fork
+from benchwarden.runner.engine import BenchmarkSkipped, PlannedBenchmark, RunInterrupted, run_fork
 from benchwarden.runner.policy import StopPolicy, make_policy
 from benchwarden.runner.progress import ProgressListener
 

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import special, stats as scistats
+from scipy import special
+from scipy import stats as scistats
 
 from benchwarden import stats
 from benchwarden.stats import Interval, LogRatio

@@ -15,9 +15,8 @@ Widths are terminal cells (``rich.cells.cell_len``: wide characters count twice)
 
 from __future__ import annotations
 
-from typing import Sequence
-
 import re
+from typing import Sequence
 
 from rich.cells import cell_len
 

@@ -246,7 +246,7 @@ class Checker:
         by_target: dict[tuple[str, str], list[DataKey]] = {}
         for key in keys:
             by_target.setdefault((key.suite, key.source), []).append(key)
-        for (suite, source), group in by_target.items():
+        for (_suite, source), group in by_target.items():
             target = self._target(group[0])
             fp = self._fingerprint(target)
             if self.settings.reuse_max_age_s is not None and source != WORKTREE_KEY:

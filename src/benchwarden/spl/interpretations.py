@@ -50,7 +50,6 @@ from benchwarden.spl.settings import DEFAULT_RESAMPLES, INTERPRETATIONS
 from benchwarden.stats import hierarchical_bootstrap_means
 
 
-
 @dataclass(frozen=True)
 class Linear:
     """``t(x) = scale·x + offset_ns``; ``scale`` > 0 (transformations map R+ to R+ in the thesis)."""

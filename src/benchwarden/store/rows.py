@@ -261,7 +261,7 @@ def assemble_run(run_row: Any, bench_rows: Sequence[Any], fork_rows: Sequence[An
     warmup, measurement = Phase.WARMUP.value, Phase.MEASUREMENT.value
     fork_id = phase = idx = None
     try:
-        for fork_id, phase, idx, value_ns, raw_value, ops, secondary in it_rows:
+        for fork_id, phase, idx, value_ns, raw_value, ops, secondary in it_rows:  # noqa: B007 - idx: for errors
             if phase != warmup and phase != measurement:
                 raise ValueError(f"column phase: unknown value {_short(phase)}")
             # value_ns > 0 and finite; raw_value and ops finite (ops >= 0): two comparisons each, no isinstance

@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 
 from benchwarden.adapters.asv import (
-    ProtocolError, benchmarks_from_listing, parse_worker_line, resolve_suite, suite_env,
+    ProtocolError,
+    benchmarks_from_listing,
+    parse_worker_line,
+    resolve_suite,
+    suite_env,
 )
 from benchwarden.adapters.base import SuiteContext
 from benchwarden.errors import ConfigError, ListingFailed, ToolchainMissing

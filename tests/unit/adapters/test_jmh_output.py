@@ -186,13 +186,13 @@ def test_throughput_is_inverted_to_ns_per_op():
 def test_each_iteration_is_returned_by_the_line_that_completes_it():
     lines = read("run-avgt-params.txt").splitlines()
     emitted = feed_all(IterationStreamParser("b", "avgt"), lines)
-    assert [lineno for lineno, _ in emitted] == [i + 1 for i, l in enumerate(lines) if l.startswith("Iteration")]
+    assert [lineno for lineno, _ in emitted] == [i + 1 for i, line in enumerate(lines) if line.startswith("Iteration")]
 
 
 def test_sample_mode_keeps_percentiles_and_emits_at_the_end_of_the_block():
     lines = read("run-sample.txt").splitlines()
     emitted = feed_all(IterationStreamParser("b", "sample"), lines)
-    starts = [i + 1 for i, l in enumerate(lines) if l.startswith("Iteration")]
+    starts = [i + 1 for i, line in enumerate(lines) if line.startswith("Iteration")]
     for start, (lineno, result) in zip(starts, emitted):
         assert lineno == start + 9  # 8 percentile lines, then the blank line ends the block
         assert lines[lineno - 1] == ""
@@ -218,7 +218,7 @@ def test_a_dead_benchmark_jvm_is_a_failure():
 
 def test_garbage_in_an_iteration_line_raises_naming_the_line_and_keeps_earlier_results():
     lines = read("run-garbage.txt").splitlines()
-    bad = next(i + 1 for i, l in enumerate(lines) if l.startswith("Iteration   3:"))
+    bad = next(i + 1 for i, line in enumerate(lines) if line.startswith("Iteration   3:"))
     parser = IterationStreamParser("suite:broken.BrokenBench.garbage", "avgt")
     results = []
     with pytest.raises(ForkFailed) as info:
@@ -312,7 +312,7 @@ def test_truncated_json_names_the_line():
 
 def test_bad_raw_data_names_the_entry_and_its_line():
     text = read("result-bad-rawdata.json")
-    second = [i + 1 for i, l in enumerate(text.splitlines()) if '"benchmark":' in l][1]
+    second = [i + 1 for i, line in enumerate(text.splitlines()) if '"benchmark":' in line][1]
     with pytest.raises(ImportFormatError, match=r"result #2: wordstat\.bench\.CountWordsBench\.countHash: primaryMetric\.rawData") as info:
         import_jmh_json(text, "bad.json")
     assert info.value.line == second

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_asv_worker import BASIC, run_one
 
 from benchwarden.adapters import asv_worker
 from benchwarden.adapters.asv import ProtocolError, as_metric, parse_worker_line
@@ -14,7 +15,6 @@ from benchwarden.adapters.base import ForkPlan
 from benchwarden.adapters.gotest_twopoint import SHORT_OPS, GoHarness
 from benchwarden.adapters.twopoint import Report, TwoPointFork
 from benchwarden.errors import ForkFailed
-from test_asv_worker import BASIC, run_one
 
 
 def test_every_worker_iteration_reports_its_cpu_time():

@@ -81,8 +81,7 @@ def test_history_outside_git_raises_a_typed_error(tmp_path):
 
 def test_store_runs_give_the_observed_dynamic_time(tmp_path):
     store_mod = pytest.importorskip("benchwarden.store")
-    from benchwarden.model import (Benchmark, BenchmarkId, BenchmarkResult, ForkResult, ForkStatus, RunData,
-                                   RunMeta)
+    from benchwarden.model import Benchmark, BenchmarkId, BenchmarkResult, ForkResult, ForkStatus, RunData, RunMeta
     bench = Benchmark(BenchmarkId("fixture", "fixture.Pitfalls.singleFork"), mode="avgt", unit="ns/op")
     forks = (ForkResult(1, ForkStatus.COMPLETE, started_at=10.0, finished_at=25.0),
              ForkResult(2, ForkStatus.COMPLETE, started_at=30.0, finished_at=42.0))
@@ -110,8 +109,7 @@ def test_filter_narrows_the_benchmarks():
 
 
 def test_suite_option_audits_that_suite_and_its_config_store_gives_observed_times(tmp_path, monkeypatch):
-    from benchwarden.model import (Benchmark, BenchmarkId, BenchmarkResult, ForkResult, ForkStatus, RunData,
-                                   RunMeta)
+    from benchwarden.model import Benchmark, BenchmarkId, BenchmarkResult, ForkResult, ForkStatus, RunData, RunMeta
     from benchwarden.store import open_store
 
     project = tmp_path / "project"

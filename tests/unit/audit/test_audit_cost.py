@@ -9,8 +9,7 @@ import pytest
 from benchwarden.audit.cost import STUDY_DYNAMIC, RunShape, benchmark_cost, default_shape, observed_seconds
 from benchwarden.audit.defaults import CURRENT_DEFAULTS, LEGACY_DEFAULTS, defaults_for, parse_version
 from benchwarden.audit.project import audit_project
-from benchwarden.model import (Benchmark, BenchmarkId, BenchmarkResult, ForkResult, ForkStatus, RunData,
-                               RunMeta)
+from benchwarden.model import Benchmark, BenchmarkId, BenchmarkResult, ForkResult, ForkStatus, RunData, RunMeta
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "audit"
 

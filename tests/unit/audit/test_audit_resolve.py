@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from audit_benchmarklist import differences, read_benchmark_list
+
 from benchwarden.audit.project import audit_project
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "audit"

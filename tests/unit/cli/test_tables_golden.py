@@ -20,8 +20,20 @@ import pytest
 
 from benchwarden.cli import main
 from benchwarden.config import RunSettings
-from benchwarden.model import (Benchmark, BenchmarkId, BenchmarkResult, BenchmarkStatus, Direction, ForkResult,
-                               ForkStatus, IterationResult, RunData, RunMeta, RunStatus, StopDecision)
+from benchwarden.model import (
+    Benchmark,
+    BenchmarkId,
+    BenchmarkResult,
+    BenchmarkStatus,
+    Direction,
+    ForkResult,
+    ForkStatus,
+    IterationResult,
+    RunData,
+    RunMeta,
+    RunStatus,
+    StopDecision,
+)
 from benchwarden.store import open_store
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "tables"

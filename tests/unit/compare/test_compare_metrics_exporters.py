@@ -6,6 +6,8 @@ import dataclasses
 import json
 import xml.etree.ElementTree as ET
 
+from comparison_samples import EVIL, sample_comparison
+
 from benchwarden.compare.metrics import judge_metric
 from benchwarden.metrics.catalog import metric_for
 from benchwarden.report.html import comparison_html
@@ -13,7 +15,6 @@ from benchwarden.report.json_export import comparison_json
 from benchwarden.report.junit_compare import comparison_junit
 from benchwarden.report.markdown import comparison_markdown
 from benchwarden.report.metrics_table import metrics_table
-from comparison_samples import EVIL, sample_comparison
 
 LEVELS = (0.995, 0.95)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchwarden.adapters.base import SuiteContext
+from benchwarden.adapters.base import PreparedSuite, SuiteContext
 from benchwarden.compare.pairing import pair_sides
 from benchwarden.compare.sources import (
     Side,
@@ -22,7 +22,6 @@ from benchwarden.compare.sources import (
 from benchwarden.config import RunSettings, Suite
 from benchwarden.errors import UsageError
 from benchwarden.model import Benchmark, BenchmarkId
-from benchwarden.adapters.base import PreparedSuite
 
 
 def _suite(root: Path, kind: str = "jmh", name: str = "s") -> Suite:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.cells import cell_len
 
 from benchwarden.report.names import common_prefix, shorten, shorten_all

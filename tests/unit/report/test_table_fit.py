@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import io
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.console import Console
 

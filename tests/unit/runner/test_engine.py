@@ -8,12 +8,12 @@ import pytest
 
 from benchwarden.adapters.base import SuiteContext
 from benchwarden.config import RunSettings, Suite
+from benchwarden.errors import ToolchainMissing
 from benchwarden.model import BenchmarkStatus, ForkStatus, RunMeta, RunStatus, StopDecision
 from benchwarden.runner.engine import RunInterrupted, Runner, plan_run
 from benchwarden.runner.policy import Bounds
 from benchwarden.runner.progress import RecordingListener
 from benchwarden.store import open_store
-from benchwarden.errors import ToolchainMissing
 from tests.support.fake_adapter import FakeAdapter, FakeBenchmarkSpec
 
 

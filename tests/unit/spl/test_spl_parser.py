@@ -285,7 +285,7 @@ terms = st.builds(lambda n, args: n + (f"({', '.join(repr(a) if isinstance(a, st
 exprs = st.recursive(st.one_of(terms, st.sampled_from(["2ms", "1.5us"])),
                      lambda inner: st.one_of(st.builds(lambda k, e: f"{k} * ({e})", st.sampled_from(["2", "1.05"]), inner),
                                              st.builds(lambda e: f"{e} + 1ms", inner)), max_leaves=4)
-relations = st.builds(lambda l, op, r: f"{l} {op} {r}", exprs, st.sampled_from(["<=", ">=", "<", ">", "="]), exprs)
+relations = st.builds(lambda left, op, r: f"{left} {op} {r}", exprs, st.sampled_from(["<=", ">=", "<", ">", "="]), exprs)
 formulas = st.recursive(relations, lambda inner: st.one_of(
     st.builds(lambda a, b: f"({a}) and ({b})", inner, inner),
     st.builds(lambda a, b: f"({a}) or ({b})", inner, inner),

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from stats_synthetic import versions
 
 from benchwarden.stats import ci_ratio_of_means_batch, mann_whitney, welch
-from stats_synthetic import versions
 
 EXPERIMENTS = 1000
 ITERATIONS = 20

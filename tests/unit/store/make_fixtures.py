@@ -17,11 +17,12 @@ from pathlib import Path
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 
+from store_samples import make_run, write_incrementally  # noqa: E402
+
 from benchwarden.model import RunStatus  # noqa: E402
 from benchwarden.store import export_run_json, open_store  # noqa: E402
 from benchwarden.store.jsonio import JSON_SCHEMA_VERSION  # noqa: E402
 from benchwarden.store.schema import SCHEMA_VERSION  # noqa: E402
-from store_samples import make_run, write_incrementally  # noqa: E402
 
 DATA = HERE.parent.parent / "data" / "store"
 

@@ -16,10 +16,10 @@ import sys
 import time
 
 import sqlalchemy as sa
+from store_samples import make_benchmark, make_fork, make_meta
 
 from benchwarden.model import RunStatus
 from benchwarden.store import open_store
-from store_samples import make_benchmark, make_fork, make_meta
 
 WARMUP, MEASUREMENT = 10, 200
 

@@ -17,11 +17,11 @@ import time
 from pathlib import Path
 
 import pytest
+from store_durability_child import MEASUREMENT, WARMUP
+from store_samples import make_benchmark, make_fork
 
 from benchwarden.model import RunStatus
 from benchwarden.store import open_store
-from store_durability_child import MEASUREMENT, WARMUP
-from store_samples import make_benchmark, make_fork
 
 HERE = Path(__file__).parent
 LINE_TIMEOUT_S = 120.0  # generous: each fork is an fsync, and a loaded shared disk can stall for seconds

@@ -16,12 +16,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from store_samples import make_benchmark, make_fork, make_meta, make_run, write_incrementally
 
 from benchwarden.cli import main
 from benchwarden.errors import ImportFormatError, StoreError
 from benchwarden.model import IterationResult
 from benchwarden.store import export_run_json, import_run_json, open_store
-from store_samples import make_benchmark, make_fork, make_meta, make_run, write_incrementally
 
 
 @pytest.fixture

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from store_run_strategies import runs
+from store_samples import make_run, write_incrementally
 
 from benchwarden.errors import ImportFormatError
 from benchwarden.model import BenchmarkStatus, Direction, ForkStatus, IterationResult, RunData, RunStatus
 from benchwarden.store import export_run_json, import_run_json, open_store
-from store_run_strategies import runs
-from store_samples import make_run, write_incrementally
 
 ROOT = Path(__file__).parents[3]
 DATA = ROOT / "tests" / "data" / "store"

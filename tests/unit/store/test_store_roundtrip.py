@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from store_run_strategies import runs
+from store_samples import make_benchmark, make_fork, make_meta, make_run, write_incrementally
 
 from benchwarden.errors import StoreError
 from benchwarden.model import BenchmarkId, BenchmarkStatus, ForkStatus, RunStatus, StopDecision
 from benchwarden.store import RunSummary, open_store
 from benchwarden.store.records import UNFINISHED_MESSAGE
-from store_run_strategies import runs
-from store_samples import make_benchmark, make_fork, make_meta, make_run, write_incrementally
 
 
 def _without_id(data):

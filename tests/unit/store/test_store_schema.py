@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from store_samples import make_run, write_incrementally
 
 from benchwarden.errors import StoreError
 from benchwarden.store import import_run_json, open_store
 from benchwarden.store.engine import BEGIN_MODE_OPTION, create_store_engine, parse_location
 from benchwarden.store.schema import SCHEMA_VERSION, Migration, ensure_schema, read_version
-from store_samples import make_run, write_incrementally
 
 DATA = Path(__file__).parents[2] / "data" / "store"
 
