@@ -8,13 +8,15 @@ deterministic: no resampling).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Sequence
 
-from benchwarden.compare.metrics import judge_metrics
+from benchwarden.compare.metrics import judge_metrics, primary_count_verdict
 from benchwarden.compare.result import BenchmarkComparison, Look
 from benchwarden.compare.sequential import SequentialDesign
 from benchwarden.compare.settings import CompareSettings
 from benchwarden.compare.verdict import Judgement, Verdict, judge
+from benchwarden.metrics.catalog import PRIMARY, Rule
 from benchwarden.model import Benchmark, ForkResult, ForkStatus, StopDecision
 
 
@@ -24,10 +26,28 @@ def complete_matrix(forks: Sequence[ForkResult]) -> list[list[float]]:
 
 
 def judge_look(key: str, base: Sequence[Sequence[float]], candidate: Sequence[Sequence[float]],
-               levels: tuple[float, float], settings: CompareSettings, paired: bool = True) -> Judgement:
-    """Judge the data so far at the given ``(change, equivalence)`` levels (the design's for this look)."""
-    return judge(base, candidate, change_confidence=levels[0], equivalence_confidence=levels[1],
-                 threshold=settings.min_change_for(key), paired=paired, rank_alpha=settings.rank_alpha)
+               levels: tuple[float, float], settings: CompareSettings, paired: bool = True,
+               metric: str = "time") -> Judgement:
+    """Judge the data so far at the given ``(change, equivalence)`` levels (the design's for this look).
+
+    A count as the primary metric (instructions) is decided by the exact rule when its forks agree within
+    the metric's tolerance (:func:`benchwarden.compare.metrics.primary_count_verdict`); the intervals of the
+    time verdict stay beside it for the record.
+    """
+    threshold = settings.min_change_for(key)
+    judgement = judge(base, candidate, change_confidence=levels[0], equivalence_confidence=levels[1],
+                      threshold=threshold, paired=paired, rank_alpha=settings.rank_alpha)
+    count = PRIMARY.get(metric)
+    if count is None or count.rule is not Rule.EXACT:
+        return judgement
+    exact = primary_count_verdict(base, candidate, tolerance=settings.tolerances.get(metric, count.tolerance),
+                                  threshold=threshold)
+    if exact is None:
+        return dataclasses.replace(judgement, warnings=(*judgement.warnings, f"{metric} vary between forks by more "
+                                   "than their tolerance: judged as a measured quantity"))
+    verdict, note = exact
+    return dataclasses.replace(judgement, verdict=verdict, warnings=(note,),
+                               pairs_needed=None if verdict is not Verdict.INCONCLUSIVE else judgement.pairs_needed)
 
 
 def as_look(pairs: int, judgement: Judgement) -> Look:
@@ -80,7 +100,7 @@ def compare_forks(benchmark: Benchmark, base_forks: Sequence[ForkResult], candid
     if pairs < 2:
         return BenchmarkComparison(verdict=Verdict.INCONCLUSIVE, metrics=metrics, **{**common, "message": message or
                                    f"only {pairs} complete fork pair(s): at least 2 are needed to compare"})
-    judgement = judge_look(key, base, candidate, levels, settings, paired)
+    judgement = judge_look(key, base, candidate, levels, settings, paired, metric=benchmark.metric)
     final_looks = tuple(looks) if looks and looks[-1].pairs == pairs else (*looks, as_look(pairs, judgement))
     warnings = list(judgement.warnings)
     if pairs < design.min_pairs:

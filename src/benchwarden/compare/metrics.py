@@ -235,3 +235,40 @@ def judge_metrics(base_forks: Sequence[ForkResult], candidate_forks: Sequence[Fo
                                     threshold=threshold, tolerance=tolerances.get(metric.name), paired=paired))
     return tuple(results)
 
+
+
+# --- a count as the primary metric ---------------------------------------------------------------------
+
+
+def primary_count_verdict(base: Sequence[Sequence[float]], candidate: Sequence[Sequence[float]], *,
+                          tolerance: float, threshold: float) -> tuple[Verdict, str] | None:
+    """The exact rule for a count that is the primary metric (``metric = "instructions"``), with the threshold.
+
+    Fork values are the medians of their iterations.  None when a version's forks differ by more than
+    ``tolerance`` (the caller keeps the time verdict's).  Else, with ``r`` = candidate / base of the
+    typical values and the band ``(1/(1+t), 1+t)``:
+
+    * **slower** when every candidate fork is above every base fork by more than the tolerance and
+      ``r ≥ 1 + t``; **faster** the mirror image;
+    * **unchanged** when every candidate fork is within the band of every base fork (a real difference
+      smaller than the threshold included, as for time);
+    * **inconclusive** otherwise: a change at the edge of the band.
+    """
+    b, c = fork_values(base), fork_values(candidate)
+    if min(b.size, c.size) < 1 or b.min() <= 0 or c.min() <= 0:
+        return None
+    spread = max(relative_spread(b), relative_spread(c))
+    if spread > tolerance:
+        return None
+    ratio = float(np.median(c) / np.median(b))
+    edge = 1.0 + threshold
+    separated = exact_verdict(b, c, tolerance)
+    if separated is MetricVerdict.WORSE and ratio >= edge:
+        return Verdict.SLOWER, f"every fork {ratio - 1:+.2%} (exact rule: forks within ±{tolerance:.1%})"
+    if separated is MetricVerdict.BETTER and ratio <= 1.0 / edge:
+        return Verdict.FASTER, f"every fork {ratio - 1:+.2%} (exact rule: forks within ±{tolerance:.1%})"
+    if float(c.max() / b.min()) <= edge and float(c.min() / b.max()) >= 1.0 / edge:
+        note = f"{ratio - 1:+.2%}, within the ±{threshold:.1%} threshold (exact rule)"
+        return Verdict.UNCHANGED, note
+    return Verdict.INCONCLUSIVE, (f"{ratio - 1:+.2%}: at the edge of the ±{threshold:.1%} threshold "
+                                  "(exact rule)")

@@ -170,7 +170,8 @@ class InterleavedSession:
     def _look(self, state: _BenchmarkState, pair: int) -> None:
         base = complete_matrix(state.forks["base"])
         candidate = complete_matrix(state.forks["candidate"])
-        judgement = judge_look(state.key, base, candidate, self.design.look_confidences(pair), self.settings)
+        judgement = judge_look(state.key, base, candidate, self.design.look_confidences(pair), self.settings,
+                               metric=state.matched.base.benchmark.metric)
         look = as_look(pair, judgement)
         decision = stop_decision(look, self.design)
         state.looks.append(look)

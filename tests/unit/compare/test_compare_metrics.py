@@ -174,3 +174,33 @@ def test_settings_are_validated(table, fragment):
 def test_settings_accept_gate_and_tolerances():
     settings = CompareSettings.model_validate({"fail_on": ["time", "allocs", "allocs"], "tolerances": {"bytes": "1%"}})
     assert settings.fail_on == ("time", "allocs") and settings.tolerances == {"bytes": 0.01}
+
+
+@pytest.mark.parametrize("ratio, expected", [
+    (1.000, Verdict.UNCHANGED),
+    (1.012, Verdict.UNCHANGED),  # a real change, within the 3 % threshold
+    (1.050, Verdict.SLOWER),
+    (0.950, Verdict.FASTER),
+    (1.0295, Verdict.INCONCLUSIVE),  # below the threshold, but some fork pairs differ by more than it
+])
+def test_instructions_as_the_primary_metric_are_judged_by_the_exact_rule_with_the_threshold(ratio, expected):
+    from benchwarden.compare.analysis import judge_look
+
+    base = [[249_000.0, 249_100.0], [249_300.0, 249_200.0], [249_150.0, 249_150.0]]
+    candidate = [[v * ratio for v in fork] for fork in base]
+    settings = CompareSettings(min_change=0.03)
+    judgement = judge_look("k", base, candidate, LEVELS, settings, metric="instructions")
+    assert judgement.verdict is expected
+    assert "exact rule" in judgement.warnings[0]
+
+
+def test_instructions_that_vary_more_than_their_tolerance_keep_the_time_verdict():
+    from benchwarden.compare.analysis import judge_look
+
+    base = [[100_000.0], [103_000.0], [99_000.0]]
+    candidate = [[110_000.0], [101_000.0], [104_000.0]]
+    judgement = judge_look("k", base, candidate, LEVELS, CompareSettings(), metric="instructions")
+    assert "judged as a measured quantity" in judgement.warnings[-1]
+    strict = judge_look("k", base, candidate, LEVELS, CompareSettings(tolerances={"instructions": 0.2}),
+                        metric="instructions")
+    assert "exact rule" in strict.warnings[0]

@@ -1,0 +1,152 @@
+"""Metrics beside wall time on the real examples: CPU time, instruction counts, allocations (docs/metrics.md).
+
+Each test works in a temporary copy of an example, changes its configuration (``metric``, ``[compare]``
+``fail_on``), and compares the switchable slowdown (WORDSTAT_SLOW=1 / -Dwordstat.slow=true: a slower
+tokenizer that also allocates more) against the unchanged code, with real go test binaries, Python
+workers, Valgrind and JMH.  Kept short: one benchmark, few and short iterations, 2-6 fork pairs.  The
+sensitivity to the small (≈ 5-10 %) changes is measured by benchmarks/metrics_power.py, not here.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchwarden.cli import main
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _require(*tools: str) -> None:
+    """Skip without a tool, except in CI (CI=true), where a missing toolchain is a failure."""
+    for tool in tools:
+        if shutil.which(tool) is None:
+            if os.environ.get("CI") == "true":
+                pytest.fail(f"'{tool}' is not on PATH (CI=true: missing toolchains fail)")
+            pytest.skip(f"'{tool}' is not on PATH")
+
+
+def _example(tmp_path: Path, folder: str, suite_lines: str = "", compare: str = "") -> Path:
+    root = tmp_path / folder
+    shutil.copytree(REPO / "examples" / folder, root, ignore=shutil.ignore_patterns(".benchwarden", "__pycache__"))
+    config = root / "benchwarden.toml"
+    text = config.read_text(encoding="utf-8")
+    kind = {"go": "go", "python": "python", "jmh": "jmh"}[folder]
+    anchor = f'[suites.wordstat]\nkind = "{kind}"'
+    assert anchor in text
+    text = text.replace(anchor, anchor + "\n" + suite_lines, 1)
+    config.write_text(text + ("\n[compare]\n" + compare if compare else ""), encoding="utf-8")
+    return root
+
+
+def _bw(root: Path, *argv: str) -> tuple[int, dict, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = main([argv[0], "--config", str(root / "benchwarden.toml"), *argv[1:], "--json"], stdout=out, stderr=err)
+    assert out.getvalue(), err.getvalue()
+    return status, json.loads(out.getvalue()), err.getvalue()
+
+
+def _metric(result: dict, name: str) -> dict:
+    return next(m for m in result["metrics"] if m["name"] == name)
+
+
+def test_go_cpu_time_flags_the_slowdown_and_allocations_gate(tmp_path):
+    _require("go")
+    root = _example(tmp_path, "go", 'metric = "cpu"', 'fail_on = ["time", "allocs"]\n')
+    status, data, err = _bw(root, "compare", "--suite", "wordstat", "--filter", r"BenchmarkTokenize\[size=1000\]",
+                            "--variant-env", "WORDSTAT_SLOW=1", "--iterations", "3", "--iteration-time", "50ms",
+                            "--max-forks", "6", "--seed", "3", "-q")
+    (result,) = data["benchmarks"]
+    assert result["metric"] == "cpu" and result["verdict"] == "slower", (result, err)
+    assert status == 1 and data["fail_on"] == ["time", "allocs"]
+    allocs = _metric(result, "allocs")
+    assert allocs["verdict"] == "worse" and allocs["rule"] == "exact"  # FieldsFunc + ToLower: 167 vs 161 allocs/op
+    assert allocs["candidate"] > allocs["base"]
+    assert _metric(result, "wall")["rule"] == "noisy"  # the same executions' wall time, beside the CPU time
+
+
+def test_go_instruction_counts_settle_in_two_pairs_and_stay_quiet_on_aa(tmp_path):
+    _require("go", "valgrind")
+    root = _example(tmp_path, "go", 'metric = "instructions"', "min_forks = 2\nmax_forks = 2\n")
+    common = ["--suite", "wordstat", "--filter", r"BenchmarkTokenize\[size=1000\]", "--iterations", "1",
+              "--iteration-time", "50ms", "-q"]
+    status, data, err = _bw(root, "compare", *common, "--variant-env", "WORDSTAT_SLOW=1", "--seed", "4")
+    (slower,) = data["benchmarks"]
+    assert slower["metric"] == "instructions" and slower["unit"] == "instr/op"
+    assert slower["verdict"] == "slower" and status == 1, (slower, err)
+    assert slower["ratio"] > 1.5 and any("exact rule" in w for w in slower["warnings"])
+    status, data, err = _bw(root, "compare", "WORKTREE", "WORKTREE", *common, "--seed", "5")
+    (same,) = data["benchmarks"]
+    assert same["verdict"] == "unchanged" and status == 0, (same, err)
+    base, cand = [b for b in same["measurements_ns"]["base"]], same["measurements_ns"]["candidate"]
+    values = [v for fork in base + cand for v in fork]
+    assert max(values) / min(values) - 1 < 0.005  # run-to-run spread of the count
+
+
+def test_python_instruction_counts_flag_the_slowdown(tmp_path):
+    _require("python3", "valgrind")
+    root = _example(tmp_path, "python", 'metric = "instructions"', "min_forks = 2\nmax_forks = 2\n")
+    status, data, err = _bw(root, "compare", "--suite", "wordstat", "--filter", r"time_tokenize\[size=1000\]",
+                            "--variant-env", "WORDSTAT_SLOW=1", "--iterations", "1", "--iteration-time", "50ms",
+                            "--seed", "6", "-q")
+    (result,) = data["benchmarks"]
+    assert result["verdict"] == "slower" and status == 1, (result, err)
+    assert result["ratio"] > 1.2
+
+
+def test_python_cpu_time_and_traced_memory_are_shown(tmp_path):
+    _require("python3")
+    root = _example(tmp_path, "python", 'metric = "cpu"\ntrace_memory = true')
+    status, _, err = _bw(root, "run", "--suite", "wordstat", "--filter", r"time_tokenize\[size=1000\]",
+                         "--forks", "2", "--iterations", "2", "--warmup", "1", "--iteration-time", "50ms")
+    assert status == 0, err
+    status, data, err = _bw(root, "show")
+    assert status == 0, err
+    metrics = {m["metric"]: m for m in data["metrics"]}
+    assert metrics["cpu"]["primary"] and metrics["cpu"]["unit"] == "ns/op"
+    assert metrics["wall"]["typical"] > 0
+    assert metrics["mem.peak"]["spread"] == 0.0 and metrics["mem.peak"]["typical"] > 0  # deterministic per call
+
+
+def test_command_executions_report_cpu_and_peak_memory(tmp_path):
+    _require("python3")
+    root = _example(tmp_path, "python")
+    text = (root / "benchwarden.toml").read_text(encoding="utf-8")
+    anchor = '[suites.wordstat-cli]\nkind = "command"'
+    (root / "benchwarden.toml").write_text(text.replace(anchor, anchor + '\nmetric = "cpu"'), encoding="utf-8")
+    status, _, err = _bw(root, "run", "--suite", "wordstat-cli", "--filter", "count", "--forks", "2",
+                         "--iterations", "2", "--warmup", "0")
+    assert status == 0, err
+    status, data, err = _bw(root, "show")
+    metrics = {m["metric"]: m for m in data["metrics"]}
+    assert metrics["cpu"]["primary"] and metrics["cpu"]["unit"] == "ms/op"
+    assert metrics["rss"]["unit"] == "KiB" and metrics["rss"]["typical"] > 1000  # a Python interpreter
+    assert metrics["cpu.user"]["typical"] > 0 and "wall" in metrics
+
+
+def test_jmh_allocation_rate_alone_flags_the_change(tmp_path):
+    _require("java", "mvn")
+    root = _example(tmp_path, "jmh", 'profilers = ["gc"]', 'fail_on = ["bytes"]\nmin_forks = 2\nmax_forks = 2\n')
+    lock_dir = tmp_path / "jmh-tmp"  # a private JMH lock: other JMH runs on the machine must not block ours
+    lock_dir.mkdir()
+    wrapper = tmp_path / "java"
+    wrapper.write_text(f'#!/bin/sh\nexec "{shutil.which("java")}" "-Djava.io.tmpdir={lock_dir}" "$@"\n')
+    wrapper.chmod(0o755)
+    config = root / "benchwarden.toml"
+    config.write_text(config.read_text().replace('profilers = ["gc"]', f'profilers = ["gc"]\njava = "{wrapper}"'))
+    status, data, err = _bw(root, "compare", "--suite", "wordstat", "--filter", r"TokenizeBench\.tokenize\[size=1000\]",
+                            "--variant-jvm-arg", "-Dwordstat.slow=true", "--warmup", "5", "--iterations", "3",
+                            "--iteration-time", "200ms", "--seed", "7", "-q")
+    (result,) = data["benchmarks"]
+    bytes_ = _metric(result, "bytes")
+    assert bytes_["label"] == "gc.alloc.rate.norm [B/op]" and bytes_["verdict"] == "worse", (bytes_, err)
+    assert bytes_["candidate"] > 1.2 * bytes_["base"]  # the regex split and stream allocate ~40 % more
+    assert status == 1 and data["gate"] == "regression" and data["fail_on"] == ["bytes"]
+    assert _metric(result, "gc.count")["verdict"] == "shown"
