@@ -21,11 +21,13 @@ import os
 import queue
 import shutil
 import signal
+import socket
 import subprocess
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable, Mapping, Sequence
+from typing import BinaryIO, Callable, Iterable, Mapping, Sequence
 
 from benchwarden.errors import BuildFailed, ToolchainMissing, clip
 
@@ -328,3 +330,86 @@ def _text(data: bytes | str | None) -> str:
 def _last_lines(text: str, n: int = 40) -> str:
     lines = text.rstrip().splitlines()
     return "\n".join(clip_line(line) for line in lines[-n:])
+
+
+# -- forks left behind by a process that was killed ------------------------------------------------
+
+#: environment variable set in every fork a run starts; its value (a token unique to one invocation of
+#: ``benchwarden run``) is inherited by everything the fork starts, so those processes can be recognised later
+MARKER_VAR = "BENCHWARDEN_FORK"
+
+
+@dataclass(frozen=True)
+class MarkedProcess:
+    """A live process carrying one of our markers: ``pgid`` is its process group."""
+
+    pid: int
+    pgid: int
+    marker: str
+    argv: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"pid {self.pid} (group {self.pgid}): {clip(' '.join(self.argv) or '?', 120)}"
+
+
+def machine_identity() -> tuple[str, str | None]:
+    """``(hostname, boot id)``: process ids mean something only on the same machine since the same boot."""
+    try:
+        boot_id = Path("/proc/sys/kernel/random/boot_id").read_text().strip() or None
+    except OSError:
+        boot_id = None
+    return socket.gethostname(), boot_id
+
+
+def processes_marked(markers: Iterable[str], proc: Path = Path("/proc")) -> list[MarkedProcess]:
+    """Live processes whose environment carries ``MARKER_VAR=<one of markers>`` (Linux ``/proc``; elsewhere none).
+
+    The marker, not the process id, is the proof: a recorded process-group id may have been reused by an
+    unrelated process since, but nothing else carries a token made for one invocation of benchwarden.
+    Zombies (exited, waiting to be reaped) do not count; processes of other users cannot be read and are skipped.
+    """
+    wanted = {f"{MARKER_VAR}={m}".encode(): m for m in markers}
+    if not wanted:
+        return []
+    found = []
+    try:
+        entries = [e for e in proc.iterdir() if e.name.isdigit()]
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+            stat = (entry / "stat").read_text()
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        hit = next((wanted[v] for v in environ if v in wanted), None)
+        fields = stat[stat.rindex(")") + 2:].split()  # state ppid pgrp ...
+        if hit is None or fields[0] == "Z":
+            continue
+        found.append(MarkedProcess(int(entry.name), int(fields[2]), hit,
+                                   tuple(a.decode(errors="replace") for a in argv if a)))
+    return found
+
+
+def end_marked_processes(markers: Iterable[str], grace_s: float = 5.0) -> list[MarkedProcess]:
+    """SIGKILL every process carrying one of ``markers``, with its whole process group; return what was found.
+
+    Waits up to ``grace_s`` for them to be gone (the kernel reaps asynchronously; an orphan's new parent
+    reaps it).  Processes that survive (another user's) are still returned: the caller reports them.
+    """
+    marked = processes_marked(list(markers))
+    for group in sorted({p.pgid for p in marked}):
+        _killpg(group, signal.SIGKILL)
+    for p in marked:  # a process that left its group (setsid) is still ours
+        try:
+            os.kill(p.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    deadline = time.monotonic() + grace_s
+    pids = {p.pid for p in marked}
+    while pids and time.monotonic() < deadline:
+        pids = {p.pid for p in processes_marked(list(markers)) if p.pid in pids}
+        if pids:
+            time.sleep(0.05)
+    return marked

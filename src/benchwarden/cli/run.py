@@ -140,6 +140,8 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
             if run_id is None:
                 meta = _meta(config, suites, cli_filter, plan.toolchain, label)
             outcome = Runner(store, progress).run(plan, meta, resume_run_id=run_id)
+            for line in outcome.ended_orphans:  # forks a killed benchwarden had left running
+                inv.err_console.print(visible(f"run {run_id}: {line}"), markup=False, highlight=False)
         summaries = [summarize_benchmark(r) for r in outcome.results]
         trails = build_trails(outcome.results, {s.name: s.settings for s in suites},
                               reference_budgets(outcome.results, {s.name: (s.kind, s.context.root) for s in suites},

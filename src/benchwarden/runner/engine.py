@@ -39,6 +39,7 @@ from benchwarden.model import (
     RunStatus,
     StopDecision,
 )
+from benchwarden.runner.orphans import ForkRecorder, end_orphan_forks
 from benchwarden.runner.policy import Bounds, StopPolicy, make_policy
 from benchwarden.runner.progress import ProgressListener
 
@@ -97,6 +98,7 @@ class RunOutcome:
     failed_suites: dict[str, BenchwardenError]
     elapsed_s: float
     skipped_on_resume: int = 0
+    ended_orphans: tuple[str, ...] = ()  # forks of the interrupted run that were still running (orphans.py)
 
     @property
     def failed(self) -> bool:
@@ -140,12 +142,14 @@ def plan_run(suites: Sequence[Suite], cli_filter: str | None = None,
 
 
 def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, policy: StopPolicy,
-             listener: ProgressListener, wall: Callable[[], float] = time.time) -> ForkResult:
+             listener: ProgressListener, wall: Callable[[], float] = time.time,
+             recorder: ForkRecorder | None = None) -> ForkResult:
     """Run one fork: label iterations warmup/measurement by the policy; stop the process at the boundary.
 
     On ForkFailed, the iterations streamed so far are kept in a FAILED fork.
     On KeyboardInterrupt the process group is stopped and the interrupt re-raised,
     with the partial fork attached as ``exc.partial_fork`` so the caller can store it.
+    ``recorder`` marks the fork's environment and records it as started (see :mod:`.orphans`).
     """
     bounds = planned.bounds
     settings = planned.settings
@@ -153,7 +157,8 @@ def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, polic
     bench = planned.benchmark
     plan = ForkPlan(fork_index=fork_index, iteration_time_s=settings.iteration_time_s,
                     max_iterations=bounds.max_iterations_per_fork, timeout_s=settings.fork_timeout_s(),
-                    iteration_timeout_s=settings.silence_timeout_s(), jvm_args=ctx.jvm_args, env=dict(ctx.env),
+                    iteration_timeout_s=settings.silence_timeout_s(), jvm_args=ctx.jvm_args,
+                    env={**ctx.env, **(recorder.env if recorder is not None else {})},
                     metric=settings.metric)
     warmup: list[IterationResult] = []
     measurement: list[IterationResult] = []
@@ -164,6 +169,8 @@ def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, polic
     fork: RunningFork | None = None
     try:
         fork = adapter.start_fork(ctx, bench, plan)
+        if recorder is not None:
+            recorder.started(bench.id, fork_index, fork)
         for result in fork:
             if phase is Phase.WARMUP:
                 warmup.append(result)
@@ -233,20 +240,24 @@ class Runner:
         self.store = store
         self.listener = listener or ProgressListener()
         self.wall = wall
+        self._recorder: ForkRecorder | None = None  # set per run (orphans.py)
         self.monotonic = monotonic
 
     def run(self, plan: Plan, meta: RunMeta | None = None, resume_run_id: int | None = None) -> RunOutcome:
         """Run every planned benchmark, storing each fork as it ends. Raises RunInterrupted on Ctrl-C."""
         t0 = self.monotonic()
         previous: dict[str, BenchmarkResult] = {}
+        ended: list[str] = []
         if resume_run_id is not None:
             run_id = resume_run_id
+            ended = end_orphan_forks(self.store, run_id)  # before anything runs beside them
             for r in self.store.load_run(run_id).results:
                 previous[str(r.benchmark.id)] = r
         else:
             if meta is None:
                 raise ValueError("a new run needs RunMeta")
             run_id = self.store.create_run(meta)
+        self._recorder = ForkRecorder.for_run(self.store, run_id)
         results: list[BenchmarkResult] = []
         skipped = 0
         total = len(plan.benchmarks)
@@ -273,7 +284,7 @@ class Runner:
             status = RunStatus.FAILED
         self.store.finish_run(run_id, status)
         return RunOutcome(run_id=run_id, status=status, results=results, failed_suites=dict(plan.failed_suites),
-                          elapsed_s=self.monotonic() - t0, skipped_on_resume=skipped)
+                          elapsed_s=self.monotonic() - t0, skipped_on_resume=skipped, ended_orphans=tuple(ended))
 
     def _run_benchmark(self, run_id: int, planned: PlannedBenchmark,
                        prior: BenchmarkResult | None) -> BenchmarkResult:
@@ -290,7 +301,8 @@ class Runner:
             fork_index = len(forks) + 1
             self.listener.fork_started(bench, fork_index, bounds.forks_max)
             try:
-                fork = run_fork(planned.adapter, planned, fork_index, policy, self.listener, self.wall)
+                fork = run_fork(planned.adapter, planned, fork_index, policy, self.listener, self.wall,
+                                self._recorder)
             except BenchmarkSkipped as exc:
                 status, message = BenchmarkStatus.SKIPPED, f"skipped: {exc}"
                 self.store.finish_benchmark(run_id, bench.id, status, message, decisions)

@@ -7,6 +7,8 @@ Schema history (keep this list; add one line per version):
 * **2**: ``benchmarks.metric`` — the primary metric ``value_ns`` holds
   (``time``, ``cpu``, ``instructions``; docs/metrics.md).  Rows of version 1
   were all measured in wall-clock time: the migration fills in ``time``.
+* **3**: ``fork_processes`` — the process group and marker of every fork while it runs, so that
+  ``run --resume`` can end forks a killed benchwarden left behind (docs/store.md, "Durability").
 
 Layout: a run has benchmarks (one row per suite x benchmark key, in the
 order they were added); a benchmark has forks (unique per fork index); a
@@ -102,6 +104,21 @@ forks = sa.Table(
     sa.UniqueConstraint("benchmark_id", "fork_index", name="uq_forks_benchmark_index"),
 )
 
+fork_processes = sa.Table(
+    "fork_processes",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("benchmark", sa.Text, nullable=False),  # str(BenchmarkId): suite:key
+    sa.Column("fork_index", sa.Integer, nullable=False),
+    sa.Column("pgid", sa.Integer, nullable=True),  # NULL when the adapter does not say (Go)
+    sa.Column("marker", sa.String(64), nullable=False),  # value of adapters.process.MARKER_VAR in its environment
+    sa.Column("host", sa.Text, nullable=False),
+    sa.Column("boot_id", sa.String(64), nullable=True),
+    sa.Column("started_at", sa.Double, nullable=False),
+    sa.UniqueConstraint("run_id", "benchmark", "fork_index", name="uq_fork_processes_fork"),
+)
+
 iterations = sa.Table(
     "iterations",
     metadata,
@@ -133,9 +150,28 @@ def _add_benchmark_metric(conn: Connection) -> None:
     conn.execute(sa.text("ALTER TABLE benchmarks ADD COLUMN metric VARCHAR(16) NOT NULL DEFAULT 'time'"))
 
 
+def _add_fork_processes(conn: Connection) -> None:
+    """2 -> 3: the table of forks while they run (empty: forks of older versions were never recorded)."""
+    table = sa.Table(  # the table as version 3 defines it, independent of later changes to `fork_processes`
+        "fork_processes", sa.MetaData(),
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("run_id", sa.Integer, sa.ForeignKey(runs.c.id, ondelete="CASCADE"), nullable=False),
+        sa.Column("benchmark", sa.Text, nullable=False),
+        sa.Column("fork_index", sa.Integer, nullable=False),
+        sa.Column("pgid", sa.Integer, nullable=True),
+        sa.Column("marker", sa.String(64), nullable=False),
+        sa.Column("host", sa.Text, nullable=False),
+        sa.Column("boot_id", sa.String(64), nullable=True),
+        sa.Column("started_at", sa.Double, nullable=False),
+        sa.UniqueConstraint("run_id", "benchmark", "fork_index", name="uq_fork_processes_fork"),
+    )
+    table.create(conn)
+
+
 #: the migration chain, ordered
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "benchmarks.metric: the primary metric of value_ns", _add_benchmark_metric),
+    Migration(2, "fork_processes: forks while they run, for run --resume", _add_fork_processes),
 )
 
 _OUR_TABLES = ("runs", "benchmarks", "forks", "iterations")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -38,7 +39,21 @@ from benchwarden.model import (
 from benchwarden.store import records, rows
 from benchwarden.store.engine import BEGIN_MODE_OPTION, create_store_engine, display_url, parse_location
 from benchwarden.store.listing import LIST_RUNS_SQL, RunSummary, run_summary
-from benchwarden.store.schema import benchmarks, ensure_schema, forks, iterations, runs
+from benchwarden.store.schema import benchmarks, ensure_schema, fork_processes, forks, iterations, runs
+
+@dataclass(frozen=True)
+class ForkProcess:
+    """A fork's process as recorded when it started: its process group (None if the adapter does not say),
+    the marker in its environment (``adapters.process.MARKER_VAR``), and the machine it ran on."""
+
+    benchmark: str  # str(BenchmarkId)
+    fork_index: int
+    pgid: int | None
+    marker: str
+    host: str
+    boot_id: str | None
+    started_at: float
+
 
 _RUN_REF = re.compile(r"^(?:latest(?:~(?P<back>\d+))?|(?P<id>\d+))$")
 
@@ -137,10 +152,43 @@ class Store:
             rows.check_storable(None, benchmark_id, fork)
             row_id = self._benchmark_row_id(conn, run_id, benchmark_id)
             conn.execute(forks.delete().where(forks.c.benchmark_id == row_id, forks.c.fork_index == fork.index))
+            # the fork has ended: it is no longer a process to look for (record_fork_process)
+            conn.execute(fork_processes.delete().where(fork_processes.c.run_id == run_id,
+                                                      fork_processes.c.benchmark == str(benchmark_id),
+                                                      fork_processes.c.fork_index == fork.index))
             fork_id = conn.execute(forks.insert().values(rows.fork_row(row_id, fork))).inserted_primary_key[0]
             it_rows = rows.iteration_rows(fork_id, fork)
             if it_rows:
                 conn.execute(iterations.insert(), it_rows)
+
+    def record_fork_process(self, run_id: int, benchmark_id: BenchmarkId, fork_index: int, *, pgid: int | None,
+                            marker: str, host: str, boot_id: str | None, started_at: float) -> None:
+        """Note that a fork's process is running (committed on return); :meth:`save_fork` of that fork clears it.
+
+        What is left after a ``kill -9`` of benchwarden are forks that may still run: ``run --resume`` reads
+        them with :meth:`fork_processes` and ends those still alive.
+        """
+        with self._write() as conn:
+            self._require_run(conn, run_id)
+            where = (fork_processes.c.run_id == run_id, fork_processes.c.benchmark == str(benchmark_id),
+                     fork_processes.c.fork_index == fork_index)
+            conn.execute(fork_processes.delete().where(*where))
+            conn.execute(fork_processes.insert().values(
+                run_id=run_id, benchmark=str(benchmark_id), fork_index=fork_index, pgid=pgid, marker=marker,
+                host=host, boot_id=boot_id, started_at=started_at))
+
+    def fork_processes(self, run_id: int) -> list[ForkProcess]:
+        """Forks of the run recorded as started and never saved (see :meth:`record_fork_process`)."""
+        with self._read() as conn:
+            found = conn.execute(sa.select(fork_processes).where(fork_processes.c.run_id == run_id)
+                                 .order_by(fork_processes.c.id)).all()
+        return [ForkProcess(benchmark=r.benchmark, fork_index=r.fork_index, pgid=r.pgid, marker=r.marker,
+                            host=r.host, boot_id=r.boot_id, started_at=r.started_at) for r in found]
+
+    def clear_fork_processes(self, run_id: int) -> None:
+        """Forget the run's recorded fork processes (after ``run --resume`` has ended the live ones)."""
+        with self._write() as conn:
+            conn.execute(fork_processes.delete().where(fork_processes.c.run_id == run_id))
 
     def finish_benchmark(self, run_id: int, benchmark_id: BenchmarkId, status: BenchmarkStatus,
                          message: str | None, fork_decisions: Sequence[StopDecision]) -> None:
