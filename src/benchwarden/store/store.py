@@ -41,6 +41,7 @@ from benchwarden.store.engine import BEGIN_MODE_OPTION, create_store_engine, dis
 from benchwarden.store.listing import LIST_RUNS_SQL, RunSummary, run_summary
 from benchwarden.store.schema import benchmarks, ensure_schema, fork_processes, forks, iterations, runs
 
+
 @dataclass(frozen=True)
 class ForkProcess:
     """A fork's process as recorded when it started: its process group (None if the adapter does not say),
