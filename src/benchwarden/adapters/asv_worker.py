@@ -104,6 +104,12 @@ class Channel:
     def send(self, **fields):
         payload = {"v": PROTOCOL_VERSION}
         payload.update(fields)
+        # a benchmark's exception may carry megabytes of text: keep a protocol line short enough to be read whole
+        for key, limit in (("error", 4000), ("traceback", 16000)):
+            text = payload.get(key)
+            if isinstance(text, str) and len(text) > limit:
+                payload[key] = text[:limit // 2] + "\n[... {} characters ...]\n".format(len(text) - limit) \
+                    + text[-(limit // 2):]
         self._out.write(json.dumps(payload, separators=(",", ":"), allow_nan=False) + "\n")
         self._out.flush()
 

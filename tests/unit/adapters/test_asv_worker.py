@@ -273,3 +273,15 @@ def test_param_repr_removes_memory_addresses():
     assert " at 0x" not in shown and shown.endswith("Thing object>")
     assert asv_worker.param_repr("hash") == "'hash'" and asv_worker.param_repr(100) == "100"
 
+
+
+def test_a_huge_exception_message_keeps_the_protocol_line_short_and_whole(tmp_path):
+    bench = tmp_path / "benchmarks"
+    bench.mkdir()
+    (bench / "__init__.py").write_text("")
+    (bench / "loud.py").write_text("def time_raises():\n    raise ValueError('x' * 20_000_000 + 'the end')\n")
+    messages, _, rc = run_one(tmp_path, "benchmarks.loud", "time_raises")
+    assert rc == 1
+    (msg,) = [m for m in messages if "error" in m]  # one protocol line, still valid JSON
+    assert msg["error"].startswith("ValueError: xxx") and msg["error"].endswith("the end")
+    assert len(msg["error"]) < 5000 and len(msg["traceback"]) < 17000 and "characters ..." in msg["error"]
