@@ -62,10 +62,18 @@ class CriterionSettings:
 
     ``threshold``: for the variance-type criteria (``cv``, ``rciw``) the largest
     allowed spread ``max(V) − min(V)`` of the window's values; for the
-    probability-type ``kld`` the smallest allowed mean of the window.
+    probability-type ``kld`` the smallest allowed mean of the window; for
+    ``level`` the significance level α of its trend and serial-dependence tests
+    (a window is level only if both p-values exceed α: a larger α is
+    stricter); for ``precision`` the largest allowed relative half-width of
+    the interval of the mean across forks.
     ``window``: stability values in the warmup window (one per warmup
-    iteration); ``fork_window``: values in the fork window (one per fork).
-    ``confidence``/``resamples``: the bootstrap interval behind ``rciw``.
+    iteration; for ``level`` the window compared with the as many iterations
+    before it); ``fork_window``: values in the fork window (one per fork).
+    ``confidence``: the level of ``precision``'s *t* interval and of the
+    bootstrap interval behind ``rciw``; ``resamples``: ``rciw``'s bootstrap.
+    ``scout`` (``level`` only): the first fork runs the whole warmup bound and
+    the other forks warm up at least as long as it took to settle.
     """
 
     name: str
@@ -74,10 +82,12 @@ class CriterionSettings:
     fork_window: int = 2
     confidence: float = 0.99
     resamples: int = 1000
+    scout: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "threshold": self.threshold, "window": self.window,
-                "fork_window": self.fork_window, "confidence": self.confidence, "resamples": self.resamples}
+                "fork_window": self.fork_window, "confidence": self.confidence, "resamples": self.resamples,
+                "scout": self.scout}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "CriterionSettings":
@@ -89,14 +99,22 @@ class CriterionSettings:
 #: the study's settings (Laaber et al. FSE 2020 §5.4; seed-002 §3.7–3.9): window 5; CV 1 %, RCIW 3 % of a 99 %
 #: interval from 1,000 resamples, KLD 0.99.  Fork windows compare the pool after fork f with the pool after
 #: fork f−1 (the reference code's history of 2): two values for a spread, one probability for KLD.
+#: benchwarden's own (docs/dynamic.md, chosen by benchmarks/dynamic_synthetic_suite.py): ``level`` — a scout
+#: fork runs the whole warmup bound and shows where the level settles; in the other forks the last 5 warmup
+#: iterations and the 5 before them show neither a trend nor serial dependence at α = 0.1, and the measurement
+#: confirms it; ``precision`` — the 90 % interval of the mean across forks is within ±5 %.
 CRITERION_DEFAULTS: dict[str, CriterionSettings] = {
+    "level": CriterionSettings("level", threshold=0.1, window=5, fork_window=2, confidence=0.95, scout=True),
+    "precision": CriterionSettings("precision", threshold=0.05, window=5, fork_window=2, confidence=0.9),
     "cv": CriterionSettings("cv", threshold=0.01, window=5, fork_window=2),
     "rciw": CriterionSettings("rciw", threshold=0.03, window=5, fork_window=2),
     "kld": CriterionSettings("kld", threshold=0.99, window=5, fork_window=1),
 }
 CRITERIA = tuple(CRITERION_DEFAULTS)
+#: the study's criteria (Laaber et al.), kept as options
+STUDY_CRITERIA = ("cv", "rciw", "kld")
 #: criteria of the dynamic policy when none are configured (see docs/dynamic.md for the measurements behind it)
-DEFAULT_CRITERIA: tuple[CriterionSettings, ...] = (CRITERION_DEFAULTS["cv"],)
+DEFAULT_CRITERIA: tuple[CriterionSettings, ...] = (CRITERION_DEFAULTS["level"], CRITERION_DEFAULTS["precision"])
 
 
 #: largest count accepted for iterations, forks, windows and resamples: far above any sensible setting, and
@@ -134,6 +152,7 @@ class CriterionModel(_Strict):
     fork_window: int | None = None
     confidence: float | None = None
     resamples: int | None = None
+    scout: bool | None = None
 
 
 CriteriaValue = list[str] | dict[str, CriterionModel]
@@ -145,8 +164,14 @@ def check_criterion(settings: CriterionSettings) -> None:
     probability = name == "kld"
     if probability and not 0.0 <= settings.threshold <= 1.0:
         raise ValueError(f"{name}.threshold: expected a probability in [0, 1], got {settings.threshold}")
+    if name == "level" and not 0.0 < settings.threshold < 1.0:
+        raise ValueError(f"{name}.threshold: expected a significance level in (0, 1), got {settings.threshold}")
+    if name == "precision" and not 0.0 < settings.threshold:
+        raise ValueError(f"{name}.threshold: expected a relative half-width > 0, got {settings.threshold}")
     if not probability and not settings.threshold >= 0.0:
         raise ValueError(f"{name}.threshold: expected a spread >= 0, got {settings.threshold}")
+    if settings.scout and name != "level":
+        raise ValueError(f"{name}.scout: only the level criterion has a scout fork")
     smallest = 1 if probability else 2  # a spread needs two values
     for key in ("window", "fork_window"):
         if getattr(settings, key) < smallest:
@@ -447,6 +472,8 @@ class RunSettings:
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         if "criteria" in known:
             known["criteria"] = tuple(CriterionSettings.from_dict(c) for c in known["criteria"])
+        else:  # stored before criteria were recorded: those versions always used CV
+            known["criteria"] = (CRITERION_DEFAULTS["cv"],)
         if "overrides" in known:
             known["overrides"] = tuple(BenchmarkOverride(o["pattern"], dict(o.get("settings", {})))
                                        for o in known["overrides"])

@@ -117,7 +117,9 @@ class StopDecision:
 
     ``stop``: whether the phase (warmup of a fork, or forks of a benchmark) ends here.
     ``reason``: short machine-friendly reason: ``"static"``, ``"stable"``,
-    ``"below-minimum"``, ``"not-stable"``, ``"maximum-reached"``.
+    ``"below-minimum"``, ``"not-stable"``, ``"maximum-reached"``; after a
+    fork's measurement (:data:`MEASUREMENT_CHECKPOINT_REASONS`) ``"measured"``
+    (kept), ``"level-changed"`` (relabelled as warmup, measured again).
     ``values``: criterion name -> stability value at this checkpoint.
     ``warning``: set when a bound was hit without stability.
     """
@@ -126,6 +128,10 @@ class StopDecision:
     reason: str
     values: Mapping[str, float] = field(default_factory=dict)
     warning: str | None = None
+
+
+#: reasons of the checkpoint after a fork's measurement iterations; a fork's other decisions are warmup checkpoints
+MEASUREMENT_CHECKPOINT_REASONS = frozenset({"measured", "level-changed", "level-changed-at-bound"})
 
 
 @dataclass(frozen=True)
@@ -138,12 +144,18 @@ class ForkResult:
     measurement: tuple[IterationResult, ...] = ()
     started_at: float = 0.0  # epoch seconds
     finished_at: float = 0.0
-    warmup_decisions: tuple[StopDecision, ...] = ()  # one per warmup checkpoint
+    warmup_decisions: tuple[StopDecision, ...] = ()  # one per warmup checkpoint, and one after each measurement
     message: str | None = None  # failure cause, for FAILED forks
 
     @property
     def measurement_ns(self) -> tuple[float, ...]:
         return tuple(it.value_ns for it in self.measurement)
+
+    @property
+    def last_warmup_decision(self) -> StopDecision | None:
+        """The warmup checkpoint that ended (or last continued) the warmup, or None."""
+        found = [d for d in self.warmup_decisions if d.reason not in MEASUREMENT_CHECKPOINT_REASONS]
+        return found[-1] if found else None
 
     @property
     def duration_s(self) -> float:

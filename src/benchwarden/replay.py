@@ -18,9 +18,10 @@ the first 50 iterations and keep the rest, all forks):
 * time: ``t_dyn = Σ_f (wi_f + mi) × iteration time`` against
   ``t_base = forks × (warmup + iterations) × iteration time`` (fixtures and
   process start-up are not counted, as in the study's time model);
-* A/A test: the hierarchical bootstrap interval of the ratio of means
+* A/A test: the interval of the ratio of means
   (dynamic / baseline; :func:`benchwarden.stats.ci_ratio_of_means`) contains 1
-  — percentile method at 99 % by default, as the study's *pa*;
+  — by default the verdicts' *t* interval on the log fork means at 95 % (the study: a 99 % percentile
+  hierarchical bootstrap, its *pa* tool);
 * change rate ``|mean_dyn / mean_base − 1|`` (means of fork means) and the
   shares of benchmarks below 1 %, 2 %, 3 %;
 * criterion cost: CPU time of the checkpoints per checkpoint and as a share
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
@@ -43,6 +44,7 @@ from benchwarden import stats
 from benchwarden.config import CriterionSettings
 from benchwarden.model import BenchmarkResult, ForkStatus, RunData, StopDecision
 from benchwarden.runner.dynamic import DynamicPolicy
+from benchwarden.runner.labels import ForkLabels, last_warmup_checkpoint
 from benchwarden.runner.policy import Bounds, StaticPolicy, StopPolicy
 
 #: the study's dynamic bounds ⟨wi_min, wi_max, mi, f_min, f_max⟩ (seed-002 §5.4)
@@ -96,10 +98,15 @@ class Baseline:
 
 @dataclass(frozen=True)
 class AAOptions:
-    """The A/A test: interval of the ratio of means at ``confidence``; "same" iff it contains 1."""
+    """The A/A test: interval of the ratio of means at ``confidence``; "same" iff it contains 1.
 
-    confidence: float = 0.99
-    method: str = "percentile"
+    Default: the verdicts' interval, *t* on the log fork means at 95 % (the
+    study used a 99 % percentile hierarchical bootstrap: ``AAOptions(0.99,
+    "percentile")``).
+    """
+
+    confidence: float = 0.95
+    method: str = "t"
     resamples: int = 10_000
     seed: int = 0
 
@@ -266,57 +273,90 @@ def recorded_series(result: BenchmarkResult) -> list[np.ndarray]:
 
 def simulate(series: Sequence[np.ndarray], config: ReplayConfig,
              clock: Callable[[], float] = time.perf_counter) -> Simulation:
-    """Algorithm 1 of Laaber et al. on recorded forks (see the module docstring).  Needs ``f_min`` forks."""
+    """Algorithm 1 of Laaber et al. on recorded forks (see the module docstring).  Needs ``f_min`` forks.
+
+    Each recorded fork is fed, value by value, through the runner's own fork
+    state machine (:class:`~benchwarden.runner.labels.ForkLabels`), so warmup
+    ends, re-measurements and warnings are exactly what a live run would have
+    produced.  A recording shorter than ``warmup.max + iterations`` caps that
+    fork's warmup (noted).
+    """
     bounds = config.bounds
     if len(series) < bounds.forks_min:
         raise ValueError(f"{len(series)} recorded fork(s); the bounds need at least forks.min = {bounds.forks_min}")
-    policy = config.policy()
+    policy = _Timed(config.policy(), clock)
     warmups: list[int] = []
     stable_flags: list[bool] = []
     measurement: list[np.ndarray] = []
+    warmup_values: list[list[float]] = []
     warmup_trail: list[tuple[StopDecision, ...]] = []
     fork_trail: list[StopDecision] = []
     notes: list[str] = []
-    compute_s, checkpoints = 0.0, 0
     forks_stable = False
     for index, recorded in enumerate(series[: bounds.forks_max], start=1):
         usable_max = min(bounds.warmup_max, recorded.size - bounds.iterations)
         if usable_max < bounds.warmup_min:
             raise ValueError(f"fork {index}: {recorded.size} recorded iterations; need at least "
                              f"warmup.min + iterations = {bounds.warmup_min + bounds.iterations}")
+        fork_bounds = bounds
         if usable_max < bounds.warmup_max:
             notes.append(f"fork {index}: warmup capped at {usable_max} by the recording ({recorded.size} iterations)")
-        ended, stable, trail = usable_max, False, []
-        for i in range(max(1, bounds.warmup_min), usable_max + 1):
-            data = recorded[:i].tolist()
-            start = clock()
-            decision = policy.warmup_decision(bounds, data)
-            compute_s += clock() - start
-            checkpoints += 1
-            trail.append(decision)
-            if decision.reason == "stable" or (decision.stop and decision.reason == "static"):
-                ended, stable = i, True
+            fork_bounds = replace(bounds, warmup_max=usable_max)
+        labels: ForkLabels[float] = ForkLabels(policy, fork_bounds, float)
+        for value in recorded[: fork_bounds.warmup_max + bounds.iterations]:
+            labels.add(float(value))
+            if labels.done:
                 break
-        if bounds.warmup_max == 0:
-            ended, stable = 0, True
-        warmups.append(ended)
-        stable_flags.append(stable)
-        warmup_trail.append(tuple(trail))
-        measurement.append(recorded[ended: ended + bounds.iterations])
+        last = last_warmup_checkpoint(labels.decisions)
+        warmups.append(len(labels.warmup))
+        stable_flags.append(bounds.warmup_max == 0 or (last is not None and last.reason in STABLE_WARMUP_REASONS)
+                            and not any(d.reason == "level-changed-at-bound" for d in labels.decisions))
+        warmup_trail.append(tuple(labels.decisions))
+        measurement.append(np.asarray(labels.measurement, dtype=float))
+        warmup_values.append(list(labels.warmup))
+        decision = policy.fork_decision(bounds, [m.tolist() for m in measurement], warmup_values)
+        unsettled = getattr(policy.policy, "unsettled", None)  # the dynamic policy's own verdict (scout included)
+        if unsettled is not None and len(unsettled) >= index:
+            stable_flags[-1] = not unsettled[index - 1]
         if index >= bounds.forks_min:
-            pooled = [m.tolist() for m in measurement]
-            start = clock()
-            decision = policy.fork_decision(bounds, pooled)
-            compute_s += clock() - start
-            checkpoints += 1
             fork_trail.append(decision)
-            if decision.reason == "stable" or (decision.stop and decision.reason == "static"):
-                forks_stable = True
+            if decision.stop:  # as the runner: any stop ends the benchmark ("unsettled" too)
+                forks_stable = decision.reason in ("stable", "static", "fixed")
                 break
     if len(measurement) < bounds.forks_max and not forks_stable:
         notes.append(f"only {len(measurement)} of forks.max = {bounds.forks_max} forks recorded")
     return Simulation(tuple(warmups), tuple(stable_flags), forks_stable, tuple(measurement), tuple(warmup_trail),
-                      tuple(fork_trail), compute_s, checkpoints, tuple(notes))
+                      tuple(fork_trail), policy.compute_s, policy.checkpoints, tuple(notes))
+
+
+#: warmup ended because the policy said so (not at a bound without stability)
+STABLE_WARMUP_REASONS = frozenset({"stable", "static", "fixed", "scout"})
+
+
+class _Timed:
+    """A stop policy whose decisions are timed (the criteria's CPU cost) and counted."""
+
+    def __init__(self, policy: StopPolicy, clock: Callable[[], float]):
+        self.policy, self.clock = policy, clock
+        self.name = policy.name
+        self.compute_s, self.checkpoints = 0.0, 0
+
+    def _timed(self, call, *args):  # type: ignore[no-untyped-def]
+        start = self.clock()
+        try:
+            return call(*args)
+        finally:
+            self.compute_s += self.clock() - start
+            self.checkpoints += 1
+
+    def warmup_decision(self, bounds, warmup_ns):  # type: ignore[no-untyped-def]
+        return self._timed(self.policy.warmup_decision, bounds, warmup_ns)
+
+    def measurement_decision(self, bounds, warmup_ns, measurement_ns):  # type: ignore[no-untyped-def]
+        return self._timed(self.policy.measurement_decision, bounds, warmup_ns, measurement_ns)
+
+    def fork_decision(self, bounds, forks_ns, warmups_ns=None):  # type: ignore[no-untyped-def]
+        return self._timed(self.policy.fork_decision, bounds, forks_ns, warmups_ns)
 
 
 def _fork_means_mean(matrix: Sequence[np.ndarray]) -> float:

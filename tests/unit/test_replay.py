@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 import json
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from benchwarden.adapters import REGISTRY
 from benchwarden.adapters.base import SuiteContext
 from benchwarden.cli import main
-from benchwarden.config import CRITERION_DEFAULTS, RunSettings, Suite
+from benchwarden.config import CRITERION_DEFAULTS, DEFAULT_CRITERIA, RunSettings, Suite
 from benchwarden.model import RunMeta
 from benchwarden.replay import (
     AAOptions,
@@ -42,7 +43,8 @@ def recording(seed: int, forks: int = 5, iterations: int = 100, warm: float = 3.
     return out
 
 
-@pytest.mark.parametrize("criteria", [(CV,), (RCIW,), (KLD,), (CV, KLD)])
+@pytest.mark.parametrize("criteria", [(CV,), (RCIW,), (KLD,), (CV, KLD), DEFAULT_CRITERIA,
+                                      (replace(DEFAULT_CRITERIA[0], scout=False), DEFAULT_CRITERIA[1])])
 def test_replay_equals_the_live_runner_on_the_same_iterations(tmp_path, criteria):
     series = recording(3)
     bounds = Bounds(5, 30, 10, 2, 5)
@@ -61,7 +63,7 @@ def test_replay_equals_the_live_runner_on_the_same_iterations(tmp_path, criteria
     assert [list(f.measurement_ns) for f in live.forks] == [m.tolist() for m in sim.measurement]
     assert live.fork_decisions[1:] == sim.fork_decisions  # the live run also records fork 1's below-minimum
     for fork, trail in zip(live.forks, sim.warmup_decisions):
-        assert fork.warmup_decisions[4:] == trail  # from warmup.min = 5 on
+        assert fork.warmup_decisions == trail  # every checkpoint, the measurement's included
 
 
 def test_static_configuration_equal_to_the_baseline_changes_nothing():
@@ -161,7 +163,8 @@ def test_cli_compares_every_configuration(recorded_project):
         assert label in out
     status, out, err = bw("replay", "--json", "--warmup", "5:20", "--baseline-warmup", "30", "--resamples", "500")
     data = json.loads(out)
-    assert status == 0 and [c["config"] for c in data["configurations"]] == ["cv@0.01", "rciw@0.03", "kld@0.99"]
+    assert status == 0 and [c["config"] for c in data["configurations"]] == [
+        "level@0.1+precision@0.05", "cv@0.01", "rciw@0.03", "kld@0.99"]
     assert all(c["benchmarks"] == 2 for c in data["configurations"])
 
 

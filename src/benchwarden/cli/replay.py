@@ -15,7 +15,7 @@ import click
 
 from benchwarden.cli.common import ExitStatus, FiniteFloatRange, Invocation, common_options
 from benchwarden.cli.store_access import store_for
-from benchwarden.config import CRITERIA, CRITERION_DEFAULTS, check_criterion
+from benchwarden.config import CRITERIA, CRITERION_DEFAULTS, DEFAULT_CRITERIA, STUDY_CRITERIA, check_criterion
 from benchwarden.errors import UsageError
 from benchwarden.report.escaping import rich_text
 from benchwarden.report.table import Column, TableModel, fmt_number, fmt_percent, to_rich
@@ -86,8 +86,8 @@ def build_configs(criteria_sets: list[list[str]], thresholds: dict[str, list[flo
 @common_options("config", "suite", "filter", "store", "json")
 @click.argument("run", required=False)
 @click.option("--criteria", "criteria_sets", multiple=True, metavar="LIST",
-              help="A criteria set to simulate, e.g. cv or rciw,kld (all must agree); repeatable. "
-                   "Default: cv, rciw and kld, each alone.")
+              help="A criteria set to simulate, e.g. cv or level,precision (all must agree); repeatable. "
+                   "Default: benchwarden's default (level,precision) and the study's cv, rciw and kld, each alone.")
 @click.option("--threshold", "thresholds", multiple=True, callback=_thresholds, metavar="NAME=V[,V...]",
               help="Thresholds to try for a criterion, e.g. cv=0.005,0.01,0.02 (repeatable; default: the study's).")
 @click.option("--window", type=click.IntRange(min=1), help="Warmup window of every criterion (default 5).")
@@ -98,10 +98,11 @@ def build_configs(criteria_sets: list[list[str]], thresholds: dict[str, list[flo
               help="Baseline: iterations dropped per fork as warmup; the rest is its measurement.")
 @click.option("--baseline-iterations", type=click.IntRange(min=1),
               help="Baseline: measurement iterations per fork after its warmup (default: all the rest).")
-@click.option("--confidence", type=FiniteFloatRange(0.5, 0.9999), default=0.99, show_default=True,
-              help="Confidence level of the A/A interval of the ratio of means.")
-@click.option("--method", type=click.Choice(["percentile", "studentized", "bca", "t"]), default="percentile",
-              show_default=True, help="A/A interval method (percentile: the study's).")
+@click.option("--confidence", type=FiniteFloatRange(0.5, 0.9999), default=0.95, show_default=True,
+              help="Confidence level of the A/A interval of the ratio of means (the study's: 0.99).")
+@click.option("--method", type=click.Choice(["percentile", "studentized", "bca", "t"]), default="t",
+              show_default=True, help="A/A interval method: t on the log fork means (the verdicts' interval); "
+                                      "percentile: the study's hierarchical bootstrap.")
 @click.option("--resamples", type=click.IntRange(min=100), default=10_000, show_default=True,
               help="Bootstrap resamples of the A/A interval.")
 @click.option("--details", is_flag=True, help="Also print every benchmark under every configuration.")
@@ -122,7 +123,8 @@ def replay_command(inv: Invocation, run: str | None, criteria_sets, thresholds, 
                     iterations or s.iterations, forks[0] if forks else s.forks_min, forks[1] if forks else s.forks_max)
     if bounds.forks_min < 1:
         raise UsageError("--forks: MIN must be at least 1")
-    sets = [[n.strip() for n in text.split(",") if n.strip()] for text in criteria_sets] or [[n] for n in CRITERIA]
+    sets = ([[n.strip() for n in text.split(",") if n.strip()] for text in criteria_sets]
+            or [[c.name for c in DEFAULT_CRITERIA], *([n] for n in STUDY_CRITERIA)])
     configs = build_configs(sets, thresholds, window, bounds)
     with store_for(inv) as store:
         run_id = store.resolve_run(run)

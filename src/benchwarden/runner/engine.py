@@ -39,6 +39,7 @@ from benchwarden.model import (
     RunStatus,
     StopDecision,
 )
+from benchwarden.runner.labels import ForkLabels
 from benchwarden.runner.orphans import ForkRecorder, end_orphan_forks
 from benchwarden.runner.policy import Bounds, StopPolicy, make_policy
 from benchwarden.runner.progress import ProgressListener
@@ -160,10 +161,7 @@ def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, polic
                     iteration_timeout_s=settings.silence_timeout_s(), jvm_args=ctx.jvm_args,
                     env={**ctx.env, **(recorder.env if recorder is not None else {})},
                     metric=settings.metric)
-    warmup: list[IterationResult] = []
-    measurement: list[IterationResult] = []
-    decisions: list[StopDecision] = []
-    phase = Phase.WARMUP if bounds.warmup_max > 0 else Phase.MEASUREMENT
+    labels: ForkLabels[IterationResult] = ForkLabels(policy, bounds, lambda it: it.value_ns)
     started = wall()
     status, message = ForkStatus.COMPLETE, None
     fork: RunningFork | None = None
@@ -172,21 +170,13 @@ def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, polic
         if recorder is not None:
             recorder.started(bench.id, fork_index, fork)
         for result in fork:
-            if phase is Phase.WARMUP:
-                warmup.append(result)
-                listener.iteration_done(bench, fork_index, Phase.WARMUP, len(warmup), result)
-                decision = _warmup_checkpoint(policy, bounds, warmup)
-                decisions.append(decision)
-                if decision.stop:
-                    phase = Phase.MEASUREMENT
-            else:
-                measurement.append(result)
-                listener.iteration_done(bench, fork_index, Phase.MEASUREMENT, len(measurement), result)
-                if len(measurement) >= bounds.iterations:
-                    break
-        if len(measurement) < bounds.iterations:
+            phase, number = labels.add(result)
+            listener.iteration_done(bench, fork_index, phase, number, result)
+            if labels.done:
+                break
+        if not labels.done:
             status = ForkStatus.FAILED
-            message = (f"the harness ended after {len(warmup) + len(measurement)} iterations, "
+            message = (f"the harness ended after {len(labels.warmup) + len(labels.measurement)} iterations, "
                        f"before {bounds.iterations} measurement iterations were taken")
     except ForkFailed as exc:
         if exc.reason == "skipped":
@@ -196,40 +186,57 @@ def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, polic
     except BenchwardenError as exc:
         status, message = ForkStatus.FAILED, str(exc)
     except KeyboardInterrupt as exc:
-        partial = ForkResult(index=fork_index, status=ForkStatus.FAILED, warmup=tuple(warmup),
-                             measurement=tuple(measurement), started_at=started, finished_at=wall(),
-                             warmup_decisions=tuple(decisions), message="interrupted")
+        partial = ForkResult(index=fork_index, status=ForkStatus.FAILED, warmup=tuple(labels.warmup),
+                             measurement=tuple(labels.measurement), started_at=started, finished_at=wall(),
+                             warmup_decisions=tuple(labels.decisions), message="interrupted")
         exc.partial_fork = partial  # type: ignore[attr-defined]
         raise
     finally:
         if fork is not None:
             fork.stop()
-    return ForkResult(index=fork_index, status=status, warmup=tuple(warmup), measurement=tuple(measurement),
-                      started_at=started, finished_at=wall(), warmup_decisions=tuple(decisions), message=message)
-
-
-def _warmup_checkpoint(policy: StopPolicy, bounds: Bounds, warmup: list[IterationResult]) -> StopDecision:
-    """Ask the policy, but never before wi_min and never past wi_max (the runner enforces the bounds)."""
-    n = len(warmup)
-    if n < bounds.warmup_min:
-        return StopDecision(stop=False, reason="below-minimum")
-    decision = policy.warmup_decision(bounds, [it.value_ns for it in warmup])
-    if not decision.stop and n >= bounds.warmup_max:
-        return replace(decision, stop=True, reason="maximum-reached",
-                       warning=decision.warning or f"warmup did not become stable within {bounds.warmup_max} iterations")
-    return decision
+    return ForkResult(index=fork_index, status=status, warmup=tuple(labels.warmup),
+                      measurement=tuple(labels.measurement), started_at=started, finished_at=wall(),
+                      warmup_decisions=tuple(labels.decisions), message=message)
 
 
 def _fork_checkpoint(policy: StopPolicy, bounds: Bounds, forks: Sequence[ForkResult]) -> StopDecision:
-    matrix = [list(f.measurement_ns) for f in forks if f.status is ForkStatus.COMPLETE]
+    complete = [f for f in forks if f.status is ForkStatus.COMPLETE]
+    matrix = [list(f.measurement_ns) for f in complete]
     n = len(matrix)
+    decision = policy.fork_decision(bounds, matrix, [[it.value_ns for it in f.warmup] for f in complete])
     if n < bounds.forks_min:
-        return StopDecision(stop=False, reason="below-minimum")
-    decision = policy.fork_decision(bounds, matrix)
+        return StopDecision(stop=False, reason="below-minimum", values=decision.values)
     if not decision.stop and n >= bounds.forks_max:
         return replace(decision, stop=True, reason="maximum-reached",
                        warning=decision.warning or f"results did not become stable within {bounds.forks_max} forks")
     return decision
+
+
+class ForkOverhead:
+    """What a fork costs beyond its iterations (process start-up, harness calibration), learned per adapter kind.
+
+    The ETA's budget counts iterations × iteration time; a fork also pays for
+    starting its process (a JVM: ~0.5–1 s; a Go test binary: ms) and, in
+    harnesses that calibrate, for finding the operation count.  Each
+    completed fork of the run tells how much (its wall time minus its
+    iterations' time), and the mean per kind is added to every remaining fork.
+    """
+
+    def __init__(self) -> None:
+        self._sums: dict[str, tuple[float, int]] = {}
+
+    def add(self, planned: PlannedBenchmark, result: BenchmarkResult) -> None:
+        kind = planned.suite.context.kind
+        total, count = self._sums.get(kind, (0.0, 0))
+        for fork in result.forks:
+            iterations = len(fork.warmup) + len(fork.measurement)
+            total += max(0.0, fork.duration_s - iterations * planned.settings.iteration_time_s)
+            count += 1
+        self._sums[kind] = (total, count)
+
+    def per_fork_s(self, planned: PlannedBenchmark) -> float:
+        total, count = self._sums.get(planned.suite.context.kind, (0.0, 0))
+        return total / count if count else 0.0
 
 
 class Runner:
@@ -261,6 +268,7 @@ class Runner:
         results: list[BenchmarkResult] = []
         skipped = 0
         total = len(plan.benchmarks)
+        overhead = ForkOverhead()
         remaining_budget = sum(p.fork_budget_s() * p.bounds.forks_max for p in plan.benchmarks)
         self.listener.run_started(run_id, total, remaining_budget)
         try:
@@ -275,7 +283,10 @@ class Runner:
                 result = self._run_benchmark(run_id, planned, prior)
                 results.append(result)
                 remaining_budget -= planned.fork_budget_s() * planned.bounds.forks_max
-                self.listener.benchmark_finished(result, max(0.0, remaining_budget))
+                overhead.add(planned, result)
+                later = plan.benchmarks[index:]
+                self.listener.benchmark_finished(result, max(0.0, remaining_budget) + sum(
+                    overhead.per_fork_s(p) * p.bounds.forks_max for p in later))
         except KeyboardInterrupt:
             self.store.finish_run(run_id, RunStatus.INTERRUPTED)
             raise RunInterrupted(run_id) from None

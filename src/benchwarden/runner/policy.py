@@ -6,8 +6,13 @@ Laaber et al. 2020, Algorithm 1 — see docs/architecture.md):
 * ``warmup_decision(bounds, warmup_ns)`` after each warmup iteration of a fork
   (``warmup_ns`` holds this fork's warmup values only: the state resets with
   every fork);
-* ``fork_decision(bounds, forks_ns)`` after each completed fork
-  (``forks_ns``: measurement values of every completed fork; warmup never counts).
+* ``measurement_decision(bounds, warmup_ns, measurement_ns)`` after a fork's
+  measurement iterations: keep them (stop), or relabel them as warmup and
+  measure again (the level moved; only while ``warmup.max`` leaves room);
+* ``fork_decision(bounds, forks_ns, warmups_ns)`` after each completed fork
+  (``forks_ns``: measurement values of every completed fork; warmup never
+  counts towards the results, but ``warmups_ns`` lets a policy learn from
+  whole forks).
 
 Both return a :class:`~benchwarden.model.StopDecision` that the runner stores
 for transparency.  The runner enforces the bounds itself as well, so a
@@ -53,7 +58,11 @@ class StopPolicy(Protocol):
 
     def warmup_decision(self, bounds: Bounds, warmup_ns: Sequence[float]) -> StopDecision: ...
 
-    def fork_decision(self, bounds: Bounds, forks_ns: Sequence[Sequence[float]]) -> StopDecision: ...
+    def measurement_decision(self, bounds: Bounds, warmup_ns: Sequence[float],
+                             measurement_ns: Sequence[float]) -> StopDecision: ...
+
+    def fork_decision(self, bounds: Bounds, forks_ns: Sequence[Sequence[float]],
+                      warmups_ns: Sequence[Sequence[float]] | None = None) -> StopDecision: ...
 
 
 class StaticPolicy:
@@ -65,7 +74,12 @@ class StaticPolicy:
         done = len(warmup_ns) >= bounds.warmup_max
         return StopDecision(stop=done, reason="static")
 
-    def fork_decision(self, bounds: Bounds, forks_ns: Sequence[Sequence[float]]) -> StopDecision:
+    def measurement_decision(self, bounds: Bounds, warmup_ns: Sequence[float],
+                             measurement_ns: Sequence[float]) -> StopDecision:
+        return StopDecision(stop=True, reason="measured")
+
+    def fork_decision(self, bounds: Bounds, forks_ns: Sequence[Sequence[float]],
+                      warmups_ns: Sequence[Sequence[float]] | None = None) -> StopDecision:
         done = len(forks_ns) >= bounds.forks_max
         return StopDecision(stop=done, reason="static")
 

@@ -14,17 +14,20 @@ from pathlib import Path
 import pytest
 
 from benchwarden.adapters.base import SuiteContext
-from benchwarden.config import CRITERION_DEFAULTS, RunSettings, Suite
+from benchwarden.config import CRITERION_DEFAULTS, DEFAULT_CRITERIA, RunSettings, Suite
 from benchwarden.model import RunMeta
 from benchwarden.replay import STUDY_BOUNDS, ReplayConfig, ReplayedBenchmark, ReplayEvaluation, dynamic_seconds
 from benchwarden.runner.dynamic import DynamicPolicy
+from benchwarden.runner.labels import last_warmup_checkpoint
 from benchwarden.runner.engine import Runner, plan_run
 from benchwarden.runner.policy import Bounds, make_policy
 from benchwarden.store import open_store
 from tests.support.fake_adapter import FakeAdapter, FakeBenchmarkSpec
 
 CV, RCIW, KLD = (CRITERION_DEFAULTS[n] for n in ("cv", "rciw", "kld"))
-CRITERIA_SETS = {"cv": (CV,), "rciw": (RCIW,), "kld": (KLD,), "cv+kld": (CV, KLD), "all": (CV, RCIW, KLD)}
+LEVEL = replace(CRITERION_DEFAULTS["level"], scout=False)  # the scout fork is tested in test_level.py
+CRITERIA_SETS = {"cv": (CV,), "rciw": (RCIW,), "kld": (KLD,), "cv+kld": (CV, KLD), "all": (CV, RCIW, KLD),
+                 "level": (LEVEL,)}
 
 
 @pytest.fixture
@@ -48,12 +51,14 @@ def run_one(tmp_path: Path, store, values, criteria=(CV,), **bounds):
 @pytest.mark.parametrize("name", sorted(CRITERIA_SETS))
 def test_constant_data_stops_at_the_minimums(tmp_path, store, name):
     result = run_one(tmp_path, store, lambda f, i: 250.0, CRITERIA_SETS[name])
-    # a window of 5 values is complete at iteration 6 (a value needs two iterations or a predecessor)
-    assert [len(f.warmup) for f in result.forks] == [6, 6]
+    # a window of 5 values is complete at iteration 6 (a value needs two iterations or a predecessor);
+    # level compares the window of 5 with the 5 iterations before it: 10
+    first = 10 if name == "level" else 6
+    assert [len(f.warmup) for f in result.forks] == [first, first]
     assert len(result.forks) == 2  # forks.min
-    assert all(f.warmup_decisions[-1].reason == "stable" for f in result.forks)
+    assert all(last_warmup_checkpoint(f.warmup_decisions).reason == "stable" for f in result.forks)
     assert result.fork_decisions[-1].reason == "stable" and result.fork_decisions[-1].stop
-    assert sum(len(f.warmup) + len(f.measurement) for f in result.forks) == 2 * (6 + 4)
+    assert sum(len(f.warmup) + len(f.measurement) for f in result.forks) == 2 * (first + 4)
     assert all(d.warning is None for f in result.forks for d in f.warmup_decisions)
 
 
@@ -67,27 +72,35 @@ def trend(fork: int, i: int) -> float:
     return 100.0 * 1.15 ** i * 3.0 ** fork
 
 
-@pytest.mark.parametrize("name", ["cv", "rciw", "kld", "cv+kld"])
+@pytest.mark.parametrize("name", ["cv", "rciw", "kld", "cv+kld", "level"])
 def test_trending_data_never_stabilises_and_stops_at_the_bounds_with_warnings(tmp_path, store, name):
     result = run_one(tmp_path, store, trend, CRITERIA_SETS[name])
-    assert [len(f.warmup) for f in result.forks] == [20, 20, 20, 20]  # warmup.max in every fork
-    assert len(result.forks) == 4  # forks.max
+    assert [len(f.warmup) for f in result.forks] == [20, 20]  # warmup.max in every fork
+    # no fork settled: more forks would only average a moving level, so forks.min and a warning
+    assert len(result.forks) == 2
     for fork in result.forks:
-        last = fork.warmup_decisions[-1]
+        last = last_warmup_checkpoint(fork.warmup_decisions)
         assert last.stop and last.reason == "maximum-reached"
         assert "did not become stable within 20 iterations" in last.warning
         assert name.split("+")[0] in last.warning  # names the criterion that failed
     final = result.fork_decisions[-1]
-    assert final.reason == "maximum-reached" and "within 4 forks" in final.warning
+    assert final.stop and final.reason == "unsettled" and "no fork reached a steady state" in final.warning
     # never beyond the static budget forks.max x (warmup.max + iterations)
-    assert sum(len(f.warmup) + len(f.measurement) for f in result.forks) == 4 * (20 + 4)
+    assert sum(len(f.warmup) + len(f.measurement) for f in result.forks) == 2 * (20 + 4)
+
+
+def test_forks_that_settle_go_on_to_the_fork_bound_when_their_means_disagree(tmp_path, store):
+    # flat forks whose levels triple from fork to fork: warmup is stable, the mean across forks is not
+    result = run_one(tmp_path, store, lambda f, i: 100.0 * 3.0 ** f, (CV,))
+    assert len(result.forks) == 4 and result.fork_decisions[-1].reason == "maximum-reached"
+    assert "within 4 forks" in result.fork_decisions[-1].warning
 
 
 def test_no_decision_before_the_minimums(tmp_path, store):
     result = run_one(tmp_path, store, lambda f, i: 100.0, (CV,), warmup_min=8, forks_min=3)
     for fork in result.forks:
         reasons = [d.reason for d in fork.warmup_decisions]
-        assert reasons == ["below-minimum"] * 7 + ["stable"]
+        assert reasons == ["below-minimum"] * 7 + ["stable", "measured"]  # the last: after the measurement
         assert not any(d.stop for d in fork.warmup_decisions[:7])
     assert [d.reason for d in result.fork_decisions] == ["below-minimum", "below-minimum", "stable"]
 
@@ -105,9 +118,9 @@ def test_warmup_state_resets_with_every_fork(tmp_path, store):
     # fork 1 trends through its whole warmup; fork 2 is flat from the start
     values = lambda f, i: 100.0 * 1.2 ** i if f == 1 else 100.0
     result = run_one(tmp_path, store, values, (CV, KLD), forks_min=2, forks_max=2)
-    assert len(result.forks[0].warmup) == 20 and result.forks[0].warmup_decisions[-1].warning
+    assert len(result.forks[0].warmup) == 20 and last_warmup_checkpoint(result.forks[0].warmup_decisions).warning
     # if fork 1's iterations leaked into fork 2's window, fork 2 could not be stable at iteration 6
-    assert len(result.forks[1].warmup) == 6 and result.forks[1].warmup_decisions[-1].reason == "stable"
+    assert len(result.forks[1].warmup) == 6 and last_warmup_checkpoint(result.forks[1].warmup_decisions).reason == "stable"
 
 
 def test_one_policy_object_gives_each_fork_the_same_answer_as_a_fresh_policy():
@@ -132,7 +145,7 @@ def test_fork_checkpoints_pool_measurement_iterations_only(tmp_path, store):
 
 def test_values_are_recorded_at_every_checkpoint(tmp_path, store):
     result = run_one(tmp_path, store, lambda f, i: 100.0 + (i % 2), (CV, KLD))
-    d = result.forks[0].warmup_decisions[-1]
+    d = last_warmup_checkpoint(result.forks[0].warmup_decisions)
     assert set(d.values) == {"cv", "cv.spread", "kld", "kld.mean"}
     assert result.forks[0].warmup_decisions[4].reason == "window-incomplete"  # iteration 5: window of 5 not full
     stored = store.load_run(1).results[0]
@@ -141,7 +154,8 @@ def test_values_are_recorded_at_every_checkpoint(tmp_path, store):
 
 def test_make_policy_takes_a_name_or_settings():
     assert make_policy("static").name == "static"
-    assert make_policy("dynamic").criteria == (CV,)
+    assert make_policy("dynamic").criteria == DEFAULT_CRITERIA
+    assert [c.name for c in DEFAULT_CRITERIA] == ["level", "precision"]
     settings = RunSettings(stop="dynamic", criteria=(KLD, RCIW))
     assert [c.name for c in make_policy(settings).criteria] == ["kld", "rciw"]
     with pytest.raises(ValueError, match="unknown stop policy"):
@@ -198,7 +212,7 @@ def test_wuersten_worked_example_with_criterion_overhead():
 def test_a_fixed_count_ends_without_a_warning(tmp_path, store):
     result = run_one(tmp_path, store, trend, (CV,), warmup_min=7, warmup_max=7, forks_min=3, forks_max=3)
     assert [len(f.warmup) for f in result.forks] == [7, 7, 7]
-    assert all(f.warmup_decisions[-1].reason == "fixed" and f.warmup_decisions[-1].warning is None
-               for f in result.forks)
+    assert all(last_warmup_checkpoint(f.warmup_decisions).reason == "fixed"
+               and last_warmup_checkpoint(f.warmup_decisions).warning is None for f in result.forks)
     assert result.fork_decisions[-1].reason == "fixed" and result.fork_decisions[-1].warning is None
     assert "cv" in result.fork_decisions[-1].values  # the values are still recorded

@@ -20,11 +20,14 @@ def _load(tmp_path: Path, text: str):
     return load_config(path)
 
 
-def test_dynamic_with_the_studys_settings_is_the_default(tmp_path):
+def test_dynamic_with_the_studys_bounds_is_the_default(tmp_path):
     s = _load(tmp_path, '[suites.x]\nkind = "go"\n').suites["x"].settings
     assert s.stop == "dynamic"
     assert (s.warmup_min, s.warmup_max, s.iterations, s.forks_min, s.forks_max, s.iteration_time_s) == (5, 50, 10, 2, 5, 1.0)
-    assert [(c.name, c.threshold, c.window) for c in s.criteria] == [("cv", 0.01, 5)]
+    # benchwarden's criteria (docs/dynamic.md); the study's are options with the study's settings
+    assert [(c.name, c.threshold, c.window, c.confidence, c.scout) for c in s.criteria] == [
+        ("level", 0.1, 5, 0.95, True), ("precision", 0.05, 5, 0.9, False)]
+    assert (CRITERION_DEFAULTS["cv"].threshold, CRITERION_DEFAULTS["cv"].window) == (0.01, 5)
     assert (CRITERION_DEFAULTS["rciw"].threshold, CRITERION_DEFAULTS["rciw"].confidence,
             CRITERION_DEFAULTS["rciw"].resamples) == (0.03, 0.99, 1000)
     assert CRITERION_DEFAULTS["kld"].threshold == 0.99
@@ -129,15 +132,23 @@ def test_run_reports_how_each_benchmark_stopped(project):
     stopping = json.loads(out)["stopping"]
     by_key = {b["benchmark"]: b for b in stopping["benchmarks"]}
     parse, fmt = by_key["parse[size=10]"], by_key["format"]
-    assert parse["policy"] == "dynamic" and parse["criteria"] == ["cv<=0.01"] and fmt["criteria"] == ["kld>=0.99"]
+    assert parse["policy"] == "dynamic" and parse["criteria"] == ["level(p>0.1, scout)", "precision(±5% @90%)"]
+    assert fmt["criteria"] == ["kld>=0.99"]
     for b in (parse, fmt):
         for fork in b["forks"]:
-            assert fork["warmup_iterations"] == len([c for c in fork["checkpoints"]])
-            assert fork["warmup_reason"] in ("stable", "maximum-reached")
+            # one checkpoint per warmup iteration, and one after each measurement (kept, or measured again)
+            after = [c for c in fork["checkpoints"] if c["reason"] in ("measured", "level-changed")]
+            assert after and after[-1]["reason"] == "measured"
+            remeasured = len(after) - 1
+            assert fork["remeasured"] == remeasured
+            assert fork["warmup_iterations"] == len(fork["checkpoints"]) - len(after) + remeasured * 4
+            assert fork["warmup_reason"] in ("stable", "maximum-reached", "scout")
         assert b["iterations"] == sum(f["warmup_iterations"] + f["measurement_iterations"] for f in b["forks"])
         assert b["static_iterations"] == 4 * (12 + 4)
         assert b["saved_vs_static"] == pytest.approx(1 - b["iterations"] / 64)
-    assert parse["forks"][0]["warmup_reason"] == "stable" and parse["forks"][0]["values"]["cv.spread"] <= 0.01
+    # the scout fork runs warmup.max; the next fork ends warmup once the level is flat
+    assert parse["forks"][0]["warmup_reason"] == "scout" and parse["forks"][0]["warmup_iterations"] == 12
+    assert fmt["forks"][0]["warmup_reason"] == "stable" and fmt["forks"][0]["values"]["kld.mean"] >= 0.99
     totals = stopping["totals"]
     assert totals["static_s"] == pytest.approx(2 * 64 * 0.001)
     assert totals["reference_s"] is None  # no JMH suite: no reference budget
@@ -165,7 +176,7 @@ def test_flags_override_the_config_everywhere(project):
     (["--threshold", "rciw=0.05"], "criterion 'rciw' is not chosen"),
     (["--threshold", "cv"], "expected NAME=VALUE"),
     (["--criteria", "kld", "--threshold", "kld=2"], "kld.threshold"),
-    (["--window", "1"], "cv.window"),
+    (["--window", "1"], "level.window"),
     (["--stop", "fast"], "'fast' is not one of"),
 ])
 def test_bad_flags_are_usage_errors(project, argv, fragment):

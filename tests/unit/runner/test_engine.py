@@ -11,6 +11,7 @@ from benchwarden.config import RunSettings, Suite
 from benchwarden.errors import ToolchainMissing
 from benchwarden.model import BenchmarkStatus, ForkStatus, RunMeta, RunStatus, StopDecision
 from benchwarden.runner.engine import RunInterrupted, Runner, plan_run
+from benchwarden.runner.labels import last_warmup_checkpoint
 from benchwarden.runner.policy import Bounds
 from benchwarden.runner.progress import RecordingListener
 from benchwarden.store import open_store
@@ -48,7 +49,7 @@ def test_static_run_labels_phases_and_honours_bounds(tmp_path, store):
         assert [it.value_ns for it in fork.measurement] == [1000.0 * fork.index + i for i in (4, 5, 6, 7)]
         assert fork.status is ForkStatus.COMPLETE
         # checkpoints: below the minimum at iteration 1, a decision at 2 and 3
-        assert [d.reason for d in fork.warmup_decisions] == ["below-minimum", "static", "static"]
+        assert [d.reason for d in fork.warmup_decisions] == ["below-minimum", "static", "static", "measured"]
     # what the runner returns is exactly what the store keeps
     stored = store.load_run(outcome.run_id)
     assert stored.status is RunStatus.COMPLETE
@@ -70,7 +71,10 @@ class _NeverStable:
     def warmup_decision(self, bounds, warmup_ns):
         return StopDecision(stop=False, reason="not-stable", values={"cv": 0.5})
 
-    def fork_decision(self, bounds, forks_ns):
+    def measurement_decision(self, bounds, warmup_ns, measurement_ns):
+        return StopDecision(stop=False, reason="level-changed")  # would measure again forever
+
+    def fork_decision(self, bounds, forks_ns, warmups_ns=None):
         return StopDecision(stop=False, reason="not-stable")
 
 
@@ -80,9 +84,12 @@ def test_runner_enforces_maximum_with_warning_when_policy_never_stops(tmp_path, 
     plan = plan_run([_suite(tmp_path)], adapter_factory=lambda kind: adapter)
     (result,) = Runner(store).run(plan, _meta()).results
     assert len(result.forks) == 3
-    last_warmup = result.forks[0].warmup_decisions[-1]
+    last_warmup = last_warmup_checkpoint(result.forks[0].warmup_decisions)
     assert last_warmup.stop and last_warmup.reason == "maximum-reached" and "did not become stable" in last_warmup.warning
     assert len(result.forks[0].warmup) == 3  # never past wi_max
+    # a policy that wants to measure again past wi_max is overruled: the measurement stands, with a warning
+    after = result.forks[0].warmup_decisions[-1]
+    assert after.stop and after.reason == "level-changed-at-bound" and "no room" in after.warning
     assert result.fork_decisions[-1].reason == "maximum-reached" and result.fork_decisions[-1].warning
     assert [d.reason for d in result.fork_decisions[:1]] == ["below-minimum"]
 
@@ -157,3 +164,20 @@ def test_bounds_validation():
         Bounds(warmup_min=0, warmup_max=0, iterations=0, forks_min=1, forks_max=1)
     with pytest.raises(ValueError):
         Bounds(warmup_min=0, warmup_max=0, iterations=1, forks_min=0, forks_max=1)
+
+
+def test_fork_overhead_is_learned_per_kind_for_the_eta(tmp_path):
+    from benchwarden.model import Benchmark, BenchmarkId, BenchmarkResult, ForkResult, IterationResult
+    from benchwarden.runner.engine import ForkOverhead, PlannedBenchmark
+
+    suite = _suite(tmp_path)  # iteration time from _suite
+    planned = PlannedBenchmark(suite, None, Benchmark(BenchmarkId("s", "a"), "avgt", "ns/op"))  # type: ignore[arg-type]
+    t = suite.settings.iteration_time_s
+    it = IterationResult(value_ns=1.0, raw_value=1.0)
+    forks = tuple(ForkResult(index=k, status=ForkStatus.COMPLETE, warmup=(it,) * 3, measurement=(it,) * 4,
+                             started_at=100.0, finished_at=100.0 + 7 * t + extra)
+                  for k, extra in ((1, 0.8), (2, 1.2)))
+    overhead = ForkOverhead()
+    assert overhead.per_fork_s(planned) == 0.0  # nothing learned yet
+    overhead.add(planned, BenchmarkResult(planned.benchmark, forks))
+    assert overhead.per_fork_s(planned) == pytest.approx(1.0)  # start-up beyond 7 iterations, mean of 0.8 and 1.2

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -78,6 +78,15 @@ class WindowState:
     @property
     def statistic_name(self) -> str:
         return "spread" if self.kind is StabilityKind.VARIANCE else "mean"
+
+    def as_values(self) -> dict[str, float]:
+        """``{"cv": latest}`` and, once the window is complete, ``{"cv.spread": statistic}``."""
+        values: dict[str, float] = {}
+        if self.latest is not None:
+            values[self.criterion] = float(self.latest)
+        if self.statistic is not None:
+            values[f"{self.criterion}.{self.statistic_name}"] = float(self.statistic)
+        return values
 
     def describe(self) -> str:
         """``"cv spread 0.0132 > 0.01"`` / ``"kld mean 0.995 >= 0.99"`` / ``"cv window 3 of 5 values"``."""
@@ -167,3 +176,90 @@ class WindowTrack:
             return WindowState(**base, statistic=None, stable=None)
         statistic, stable = is_stable(self.criterion.kind, np.asarray(defined, dtype=float), self.threshold)
         return WindowState(**base, statistic=statistic, stable=stable)
+
+
+@dataclass(frozen=True)
+class CheckState:
+    """The verdict of one criterion at one checkpoint, for criteria that are not a window of values.
+
+    ``stable`` is None while the criterion cannot judge yet (too few
+    iterations or forks); ``values`` are stored with the decision
+    (``"level.trend_p"`` ...); ``why`` explains the verdict in a warning.
+    """
+
+    criterion: str
+    stable: bool | None
+    values: Mapping[str, float]
+    why: str
+
+    def as_values(self) -> dict[str, float]:
+        return dict(self.values)
+
+    def describe(self) -> str:
+        return f"{self.criterion} {self.why}"
+
+
+class State(Protocol):
+    """What :func:`benchwarden.runner.dynamic.decide` needs of a criterion's verdict."""
+
+    criterion: str
+
+    @property
+    def stable(self) -> bool | None: ...
+
+    def as_values(self) -> dict[str, float]: ...
+
+    def describe(self) -> str: ...
+
+
+class StopCriterion(Protocol):
+    """A criterion of the dynamic policy at its three checkpoints (one instance per benchmark; may keep state).
+
+    Each method returns None where the criterion has nothing to say (e.g.
+    ``precision`` about warmup), which counts as agreement.
+
+    * ``warmup(values)``: this fork's warmup values so far;
+    * ``measurement(warmup, measurement)``: after a fork's measurement
+      iterations — does the measurement confirm that warmup was over?
+    * ``forks(forks_ns)``: the measurement values of every completed fork;
+    * ``learn(fork, warmup, measurement)``: a completed fork, once, in order;
+      returns False if it learned that the fork never settled, else None/True;
+    * ``warmup_floor(fork, bounds_max)``: warmup iterations fork ``fork`` must
+      run whatever the checks say (what the criterion learned), 0 for none.
+    """
+
+    name: str
+
+    def warmup(self, values: Sequence[float]) -> State | None: ...
+
+    def measurement(self, warmup: Sequence[float], measurement: Sequence[float]) -> State | None: ...
+
+    def forks(self, forks_ns: Sequence[Sequence[float]]) -> State | None: ...
+
+    def learn(self, fork: int, warmup: Sequence[float], measurement: Sequence[float]) -> bool | None: ...
+
+    def warmup_floor(self, fork: int, warmup_max: int) -> tuple[int, str]: ...
+
+
+class WindowCriterion:
+    """A study criterion (CV, RCIW, KLD) as a :class:`StopCriterion`: a window of values at warmup and fork level."""
+
+    def __init__(self, criterion: Criterion, window: int, fork_window: int, threshold: float):
+        self.name = criterion.name
+        self.warmup_track = WindowTrack(criterion, window, threshold, "warmup")
+        self.fork_track = WindowTrack(criterion, fork_window, threshold, "fork")
+
+    def warmup(self, values: Sequence[float]) -> WindowState:
+        return self.warmup_track.update(values)
+
+    def measurement(self, warmup: Sequence[float], measurement: Sequence[float]) -> None:
+        return None
+
+    def forks(self, forks_ns: Sequence[Sequence[float]]) -> WindowState:
+        return self.fork_track.update(forks_ns)
+
+    def learn(self, fork: int, warmup: Sequence[float], measurement: Sequence[float]) -> None:
+        return None
+
+    def warmup_floor(self, fork: int, warmup_max: int) -> tuple[int, str]:
+        return 0, ""
