@@ -6,9 +6,10 @@ would run by itself (Laaber et al. 2020 §2.3 cost model, via
 ``@Measurement`` annotations where the audit can read them from the suite's
 sources, JMH's defaults for the suite's JMH version (``toolchain["jmh"]``)
 for the rest — 5 × (5 + 5) × 10 s = 500 s from JMH 1.21 on, 10 × (20 + 20) × 1 s
-= 400 s before.  Other harnesses have no such reference; their runs are
-compared with the configuration's own static budget only
-(:mod:`benchwarden.report.stopping`).
+= 400 s before.  A single-shot benchmark's iterations are not time-boxed: its
+reference is a number of iterations, charged at their measured duration by
+:mod:`benchwarden.report.stopping`.  Other harnesses have no such reference;
+their runs are compared with the configuration's own static budget only.
 """
 
 from __future__ import annotations
@@ -54,9 +55,14 @@ def jmh_reference_budgets(root: Path | None, jmh_version: str | None,
         config = configs.get(b.id.name)
         mode = JMH_MODES.get(b.mode, "Throughput")
         shape = effective_shape(config, defaults, mode) if config is not None else default_shape(defaults)  # type: ignore[arg-type]
-        if shape == default_shape(defaults):
-            label = f"{version} defaults, {_shape_text(shape)}"
-        else:
-            label = f"{version} with the benchmark's own annotations"
+        own = "defaults" if shape == default_shape(defaults) else "with the benchmark's own annotations"
+        if mode == "SingleShotTime":
+            iterations = (shape.forks + shape.warmup_forks) * (shape.warmup_iterations + shape.measurement_iterations)
+            budgets[str(b.id)] = ReferenceBudget(
+                seconds=0.0, iterations=iterations,
+                label=f"{version} {own}, {shape.forks} × ({shape.warmup_iterations} + "
+                      f"{shape.measurement_iterations}) single-shot iterations at their measured duration")
+            continue
+        label = f"{version} defaults, {_shape_text(shape)}" if own == "defaults" else f"{version} {own}"
         budgets[str(b.id)] = ReferenceBudget(seconds=shape.combination_s, label=label)
     return budgets

@@ -13,8 +13,13 @@ spent against
   version or the benchmark's own annotations; computed by the caller, see
   :mod:`benchwarden.budget`).
 
-Times follow the study's model (iterations × iteration time; process
-start-up not counted); the forks' wall time is given beside it.
+Times follow the study's model — iterations × iteration time, process
+start-up not counted — except where an iteration is not time-boxed: for
+single-shot JMH benchmarks (``ss``) and command benchmarks (``wall``) an
+iteration lasts as long as it measured, so both the run and its budgets are
+charged the measured iteration durations.  The forks' wall time is given
+beside it.  A benchmark that failed has no "saved" figure and is left out of
+the totals (its budget would make the run look cheaper than it was).
 """
 
 from __future__ import annotations
@@ -22,21 +27,33 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
-from benchwarden.config import RunSettings
+from benchwarden.config import CriterionSettings, RunSettings
+from benchwarden.model import MEASUREMENT_CHECKPOINT_REASONS as MEASUREMENT_REASONS
 from benchwarden.model import BenchmarkResult, ForkResult, StopDecision
 from benchwarden.report.table import Column, TableModel, fmt_number, fmt_percent
 from benchwarden.units import format_duration
 
 BOUND_MARK = "!"
 """Marks a phase that ended at its bound without becoming stable."""
+REMEASURED_MARK = "+"
+"""Marks a measurement that was taken again because the level moved during it (one mark per time)."""
+
+
+#: modes whose iterations are not time-boxed: an iteration lasts as long as one measured execution
+UNTIMED_MODES = frozenset({"ss", "wall"})
 
 
 @dataclass(frozen=True)
 class ReferenceBudget:
-    """A static budget from outside the configuration, e.g. JMH 1.21 defaults: 500 s per combination."""
+    """A static budget from outside the configuration, e.g. JMH 1.21 defaults: 500 s per combination.
+
+    ``iterations`` is set for single-shot benchmarks, whose budget is that
+    many iterations of their *measured* duration (``seconds`` is then unused).
+    """
 
     seconds: float
     label: str
+    iterations: int | None = None
 
 
 @dataclass(frozen=True)
@@ -51,6 +68,8 @@ class ForkStop:
     values: Mapping[str, float]
     warning: str | None
     checkpoints: tuple[StopDecision, ...]
+    remeasured: int = 0  # measurements relabelled as warmup because the level moved
+    measurement_warning: str | None = None
 
 
 @dataclass(frozen=True)
@@ -73,57 +92,100 @@ class StopTrail:
     criteria: tuple[str, ...] = ()  # "cv<=0.01" ...
     reference: ReferenceBudget | None = None
     fork_warning: str | None = None
+    measured_s: float | None = None  # summed measured iteration durations, for untimed modes (ss, wall)
 
     @property
     def warnings(self) -> tuple[str, ...]:
         found = [f"fork {f.index}: {f.warning}" for f in self.forks if f.warning]
+        found += [f"fork {f.index}: {f.measurement_warning}" for f in self.forks if f.measurement_warning]
         if self.fork_warning:
             found.append(self.fork_warning)
         return tuple(found)
 
     @property
+    def counted(self) -> bool:
+        """Whether the benchmark counts in "saved": it completed (a failed one says nothing about stopping)."""
+        return self.status == "ok"
+
+    @property
+    def iteration_s(self) -> float | None:
+        """What one iteration costs in the model: the iteration time, or the mean measured duration (untimed)."""
+        if self.measured_s is not None:
+            return self.measured_s / self.iterations if self.iterations else None
+        return self.iteration_time_s
+
+    @property
     def model_s(self) -> float | None:
+        if self.measured_s is not None:
+            return self.measured_s
         return None if self.iteration_time_s is None else self.iterations * self.iteration_time_s
 
     @property
     def static_s(self) -> float | None:
-        if self.static_iterations is None or self.iteration_time_s is None:
+        if self.static_iterations is None or self.iteration_s is None:
             return None
-        return self.static_iterations * self.iteration_time_s
+        return self.static_iterations * self.iteration_s
+
+    @property
+    def reference_s(self) -> float | None:
+        if self.reference is None:
+            return None
+        if self.reference.iterations is not None:
+            return None if self.iteration_s is None else self.reference.iterations * self.iteration_s
+        return self.reference.seconds or None
 
     @property
     def saved_vs_static(self) -> float | None:
-        if not self.static_iterations:
+        if not self.static_iterations or not self.counted:
             return None
         return 1.0 - self.iterations / self.static_iterations
 
     @property
     def saved_vs_reference(self) -> float | None:
-        if self.reference is None or self.model_s is None or not self.reference.seconds:
+        reference = self.reference_s
+        if not reference or self.model_s is None or not self.counted:
             return None
-        return 1.0 - self.model_s / self.reference.seconds
+        return 1.0 - self.model_s / reference
 
 
 def _fork_stop(fork: ForkResult) -> ForkStop:
     decisions = fork.warmup_decisions
-    last = decisions[-1] if decisions else None
+    last = fork.last_warmup_decision
     if fork.status.value != "complete" and (last is None or not last.stop):
         reason = "failed"
     elif last is None:
         reason = "no-warmup"
     else:
         reason = last.reason
+    after = [d for d in decisions if d.reason in MEASUREMENT_REASONS]
     return ForkStop(index=fork.index, status=fork.status.value, warmup_iterations=len(fork.warmup),
                     measurement_iterations=len(fork.measurement), reason=reason,
                     values=dict(last.values) if last else {}, warning=last.warning if last else None,
-                    checkpoints=tuple(decisions))
+                    checkpoints=tuple(decisions), remeasured=sum(d.reason == "level-changed" for d in after),
+                    measurement_warning=next((d.warning for d in after if d.warning), None))
+
+
+def criterion_label(c: CriterionSettings) -> str:
+    """``cv<=0.01``, ``kld>=0.99``, ``level(p>0.1, scout)``, ``precision(±5% @90%)``."""
+    if c.name == "level":
+        return f"level(p>{c.threshold:g}{', scout' if c.scout else ''})"
+    if c.name == "precision":
+        return f"precision(±{c.threshold * 100:g}% @{c.confidence:.0%})"
+    return f"{c.name}{'>=' if c.name == 'kld' else '<='}{c.threshold:g}"
 
 
 def criteria_labels(settings: RunSettings) -> tuple[str, ...]:
-    """``("cv<=0.01", "kld>=0.99")`` for the dynamic policy, ``()`` otherwise."""
+    """``("level(p>0.1, scout)", "precision(±5% @90%)")`` for the dynamic policy, ``()`` otherwise."""
     if settings.stop != "dynamic":
         return ()
-    return tuple(f"{c.name}{'>=' if c.name == 'kld' else '<='}{c.threshold:g}" for c in settings.criteria)
+    return tuple(criterion_label(c) for c in settings.criteria)
+
+
+def measured_seconds(result: BenchmarkResult) -> float | None:
+    """Summed measured durations of every iteration run, for untimed modes (``ss``, ``wall``); else None."""
+    if result.benchmark.mode not in UNTIMED_MODES:
+        return None
+    return sum(it.value_ns * (it.ops or 1.0) for f in result.forks for it in (*f.warmup, *f.measurement)) / 1e9
 
 
 def stop_trail(result: BenchmarkResult, settings: RunSettings | None,
@@ -144,7 +206,8 @@ def stop_trail(result: BenchmarkResult, settings: RunSettings | None,
         static_iterations=settings.static_iterations() if settings is not None else None,
         forks_max=settings.forks_max if settings is not None else None,
         criteria=criteria_labels(settings) if settings is not None else (),
-        reference=reference, fork_warning=last.warning if last is not None else None)
+        reference=reference, fork_warning=last.warning if last is not None else None,
+        measured_s=measured_seconds(result))
 
 
 def with_reference(trail: StopTrail, reference: ReferenceBudget | None) -> StopTrail:
@@ -171,8 +234,9 @@ def format_values(values: Mapping[str, float]) -> str:
 def _warmup_cell(forks: Sequence[ForkStop]) -> str:
     cells = []
     for f in forks:
-        mark = BOUND_MARK if f.reason == "maximum-reached" else ("x" if f.reason == "failed" else "")
-        cells.append(f"{f.warmup_iterations}{mark}")
+        mark = BOUND_MARK if f.reason == "maximum-reached" or f.measurement_warning else (
+            "x" if f.reason == "failed" else "")
+        cells.append(f"{f.warmup_iterations}{REMEASURED_MARK * f.remeasured}{mark}")
     return " ".join(cells) or "-"
 
 
@@ -207,11 +271,18 @@ def checkpoint_table(trail: StopTrail) -> TableModel:
     model = TableModel(columns=[Column("checkpoint"), Column("decision"), Column("reason"), Column("values")],
                        title=f"{trail.suite}:{trail.key}")
     for fork in trail.forks:
-        for n, d in enumerate(fork.checkpoints, start=1):
+        n = 0
+        for d in fork.checkpoints:
+            if d.reason in MEASUREMENT_REASONS:
+                label, verdict = f"fork {fork.index} after measuring", "keep" if d.stop else "measure again"
+                if not d.stop:
+                    n += fork.measurement_iterations  # the measurement became warmup
+            else:
+                n += 1
+                label, verdict = f"fork {fork.index} warmup {n}", "end warmup" if d.stop else "continue"
             if d.reason == "below-minimum":
                 continue
-            model.add([f"fork {fork.index} warmup {n}", "end warmup" if d.stop else "continue", d.reason,
-                       format_values(d.values)], style="yellow" if d.warning else None)
+            model.add([label, verdict, d.reason, format_values(d.values)], style="yellow" if d.warning else None)
     for n, d in enumerate(trail.fork_checkpoints, start=1):  # one checkpoint after each complete fork
         if d.reason == "below-minimum":
             continue
@@ -230,6 +301,7 @@ class BudgetTotals:
     reference_s: float
     reference_model_s: float  # the model time of the benchmarks that have a reference
     reference_labels: tuple[str, ...] = field(default_factory=tuple)
+    excluded: int = 0  # failed benchmarks, left out of the sums
 
     @property
     def saved_vs_static(self) -> float | None:
@@ -241,14 +313,16 @@ class BudgetTotals:
 
 
 def budget_totals(trails: Sequence[StopTrail]) -> BudgetTotals:
-    known = [t for t in trails if t.model_s is not None and t.static_s is not None]
-    referenced = [t for t in known if t.reference is not None]
+    counted = [t for t in trails if t.counted]
+    known = [t for t in counted if t.model_s is not None and t.static_s is not None]
+    referenced = [t for t in known if t.reference_s]
     labels = tuple(dict.fromkeys(t.reference.label for t in referenced if t.reference))
     return BudgetTotals(
         wall_s=sum(t.wall_s for t in trails), model_s=sum(t.model_s or 0.0 for t in known),
         static_s=sum(t.static_s or 0.0 for t in known),
-        reference_s=sum(t.reference.seconds for t in referenced if t.reference),
-        reference_model_s=sum(t.model_s or 0.0 for t in referenced), reference_labels=labels)
+        reference_s=sum(t.reference_s or 0.0 for t in referenced),
+        reference_model_s=sum(t.model_s or 0.0 for t in referenced), reference_labels=labels,
+        excluded=len(trails) - len(counted))
 
 
 def budget_lines(totals: BudgetTotals) -> list[str]:
@@ -257,10 +331,13 @@ def budget_lines(totals: BudgetTotals) -> list[str]:
     if totals.static_s:
         lines.append(f"time: {format_duration(totals.model_s)} of iterations ({format_duration(totals.wall_s)} "
                      f"wall, with process start-up) against {format_duration(totals.static_s)} for the static "
-                     f"budget of this configuration: {_saved(totals.saved_vs_static)} saved")
+                     f"budget of this configuration (forks.max × (warmup.max + iterations)): "
+                     f"{_saved(totals.saved_vs_static)} saved")
     if totals.reference_s:
-        lines.append(f"against {'; '.join(totals.reference_labels)}: {format_duration(totals.reference_s)}, "
-                     f"{_saved(totals.saved_vs_reference)} saved")
+        lines.append(f"against the reference budget — {'; '.join(totals.reference_labels)}: "
+                     f"{format_duration(totals.reference_s)}, {_saved(totals.saved_vs_reference)} saved")
+    if totals.excluded:
+        lines.append(f"{totals.excluded} failed benchmark(s) left out of these figures")
     return lines
 
 
@@ -274,7 +351,8 @@ def trail_to_json(t: StopTrail, checkpoints: bool = True) -> dict:
         "forks": [{
             "fork": f.index, "status": f.status, "warmup_iterations": f.warmup_iterations,
             "measurement_iterations": f.measurement_iterations, "warmup_reason": f.reason,
-            "values": dict(f.values), "warning": f.warning,
+            "values": dict(f.values), "warning": f.warning, "remeasured": f.remeasured,
+            "measurement_warning": f.measurement_warning,
             **({"checkpoints": [decision_to_json(d) for d in f.checkpoints]} if checkpoints else {}),
         } for f in t.forks],
         "fork_reason": t.fork_reason, "fork_values": dict(t.fork_values),
@@ -282,8 +360,9 @@ def trail_to_json(t: StopTrail, checkpoints: bool = True) -> dict:
         "warnings": list(t.warnings),
         "iterations": t.iterations, "static_iterations": t.static_iterations,
         "iteration_time_s": t.iteration_time_s, "time_s": t.model_s, "wall_s": round(t.wall_s, 3),
-        "static_s": t.static_s, "saved_vs_static": t.saved_vs_static,
-        "reference": None if t.reference is None else {"label": t.reference.label, "seconds": t.reference.seconds,
+        "static_s": t.static_s, "saved_vs_static": t.saved_vs_static, "counted": t.counted,
+        "measured_s": t.measured_s,
+        "reference": None if t.reference is None else {"label": t.reference.label, "seconds": t.reference_s,
                                                        "saved": t.saved_vs_reference},
     }
     return data
@@ -292,4 +371,5 @@ def trail_to_json(t: StopTrail, checkpoints: bool = True) -> dict:
 def totals_to_json(totals: BudgetTotals) -> dict:
     return {"time_s": totals.model_s, "wall_s": round(totals.wall_s, 3), "static_s": totals.static_s,
             "saved_vs_static": totals.saved_vs_static, "reference_s": totals.reference_s or None,
-            "reference": list(totals.reference_labels), "saved_vs_reference": totals.saved_vs_reference}
+            "reference": list(totals.reference_labels), "saved_vs_reference": totals.saved_vs_reference,
+            "excluded_failed": totals.excluded}
