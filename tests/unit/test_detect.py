@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 
 from benchwarden.cli import main
-from benchwarden.config import load_config
+from benchwarden.config import DEFAULT_CRITERIA, load_config
 from benchwarden.detect import detect_suites, render_config
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -53,6 +53,12 @@ def test_written_config_is_valid_and_commented(tmp_path):
     config = load_config(root / "benchwarden.toml")
     assert {s.kind for s in config.suites.values()} == {"jmh", "go", "python"}
     assert config.suites["jmh"].context.root == (root / "jmh").resolve()  # "jmh-jmh" read oddly
+    # the documented default: dynamic stopping with the study's bounds, and the bounds explained
+    settings = config.suites["jmh"].settings
+    assert settings.stop == "dynamic" and settings.criteria == DEFAULT_CRITERIA
+    assert (settings.warmup_min, settings.warmup_max, settings.iterations, settings.forks_min,
+            settings.forks_max) == (5, 50, 10, 2, 5)
+    assert "never runs longer than" in text and "static" in text
 
 
 def test_init_command_writes_and_refuses_to_overwrite(tmp_path, monkeypatch):
