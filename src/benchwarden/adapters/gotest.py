@@ -19,9 +19,16 @@ runner-decided warmup like every other harness.
   that crashes or hangs during discovery is still listed (its fork will report
   the failure) and discovery carries on with the remaining benchmarks.
 * ``start_fork`` runs the binary in the package directory (as ``go test``
-  does) with an exact, escaped ``-test.bench`` pattern, ``-test.count`` =
-  the plan's iteration bound and ``-test.benchtime`` = the iteration time;
-  one result line is one streamed iteration.
+  does) with an exact, escaped ``-test.bench`` pattern, twice: a
+  **calibration** run (``-test.count 1 -test.benchtime <iteration time>``)
+  finds the N that fills one iteration, then the **measurement** run
+  (``-test.count`` = the plan's iteration bound, ``-test.benchtime Nx``) runs
+  every iteration with that fixed N; one result line is one streamed
+  iteration.  ``go test -count k -benchtime <t>`` would re-run Go's b.N
+  search (N = 1, then growing ×100 at most, until the time is reached) before
+  *every* repetition — on gin this made forks ~80 % longer than their
+  iterations (issue 13); calibrating once per fork keeps that to one search.
+  Each fork calibrates afresh (a new process may run at another speed).
 
 Benchmark names: the package at the suite root gives bare names
 (``BenchmarkTokenize``); other packages are qualified with their directory
@@ -179,48 +186,73 @@ class GoAdapter:
             harness = GoHarness(spec["binary"], spec["package_dir"], spec["full_name"], bench_pattern(spec["full_name"]),
                                 env, str(benchmark.id), plan.timeout_s)
             return TwoPointFork(harness, plan, ctx.name, short_ops=SHORT_OPS)
-        argv = fork_argv(spec["binary"], spec["full_name"], plan)
-        return GoFork(argv, Path(spec["package_dir"]), env, spec["full_name"], str(benchmark.id), plan)
+        return GoFork(spec["binary"], Path(spec["package_dir"]), env, spec["full_name"], str(benchmark.id), plan)
 
 
-def fork_argv(binary: str, full_name: str, plan: ForkPlan) -> list[str]:
-    """Command line of one fork (no shell): exact pattern, one repetition per iteration, -benchmem."""
+def fork_argv(binary: str, full_name: str, plan: ForkPlan, n: int | None = None) -> list[str]:
+    """Command line of one fork's measurement run (no shell): one repetition per iteration, -benchmem.
+
+    ``n``: the fixed operations per iteration found by calibration (``-test.benchtime Nx``); None keeps
+    Go's own per-repetition search for the iteration time (what the calibration run itself uses).
+    """
     return [
         binary,
         "-test.run", "^$",
         "-test.bench", bench_pattern(full_name),
         "-test.count", str(max(1, plan.max_iterations)),
-        "-test.benchtime", go_duration(plan.iteration_time_s),
+        "-test.benchtime", f"{n}x" if n is not None else go_duration(plan.iteration_time_s),
         "-test.benchmem",
         # second line of defence behind our own deadlines: Go panics after this long
         "-test.timeout", f"{max(1, math.ceil(plan.timeout_s * 2))}s",
     ]
 
 
+def calibration_argv(binary: str, full_name: str, plan: ForkPlan) -> list[str]:
+    """The calibration run of a fork: one repetition of Go's b.N search for one iteration time."""
+    argv = fork_argv(binary, full_name, plan)
+    argv[argv.index("-test.count") + 1] = "1"
+    return argv
+
+
+def operations_per_iteration(calibration: IterationResult, iteration_time_s: float) -> int:
+    """N that makes one iteration last ``iteration_time_s`` at the calibrated speed (at least 1).
+
+    Go's own search overshoots its target by up to 20 % (``n += n/5``); this is the target itself.
+    """
+    return max(1, round(iteration_time_s * 1e9 / calibration.value_ns))
+
+
 class GoFork:
-    """One running test binary; iterate for :class:`IterationResult` objects as repetitions finish.
+    """One fork: a calibration run, then the measurement run; iterate for :class:`IterationResult` objects.
 
     stderr is kept out of the parsed stream (it would split result lines) but
-    stays in :meth:`output_tail`.  Failure rules: no line for
+    stays in :meth:`output_tail`.  Failure rules (either run): no line for
     ``plan.iteration_timeout_s`` or the whole fork past ``plan.timeout_s`` ->
     ``ForkFailed(reason="timeout")``; a panic, ``--- FAIL``, a repetition
     without figures or a non-zero exit -> ``"crashed"``; malformed figures or
     another benchmark's result -> ``"garbage"``; a clean exit without any
     result -> ``"no-results"``.  After :meth:`stop`, iteration just ends.
+    ``calibration`` holds the calibration run's result and ``operations`` the
+    fixed N, once known.
     """
 
-    def __init__(self, argv: Sequence[str], cwd: Path, env: Mapping[str, str], full_name: str,
-                 label: str, plan: ForkPlan):
-        self.argv = list(argv)
+    def __init__(self, binary: str, cwd: Path, env: Mapping[str, str], full_name: str, label: str,
+                 plan: ForkPlan):
+        self._binary = binary
+        self._cwd = cwd
+        self._env = dict(env)
         self._full_name = full_name
         self._label = label
         self._plan = plan
         self._stopped = False
         self._started_s = time.monotonic()
-        self._proc = ManagedProcess(self.argv, cwd=cwd, env=env, merge_stderr=False)
+        self.calibration: IterationResult | None = None
+        self.operations: int | None = None
+        self.argv = calibration_argv(binary, full_name, plan)
+        self._proc = ManagedProcess(self.argv, cwd=cwd, env=self._env, merge_stderr=False)
 
     def stop(self) -> None:
-        """Terminate the binary's whole process group; idempotent, thread-safe enough (a flag and a kill)."""
+        """Terminate the running binary's whole process group; idempotent, thread-safe enough (a flag and a kill)."""
         self._stopped = True
         self._proc.terminate()
 
@@ -229,6 +261,16 @@ class GoFork:
 
     def __iter__(self) -> Iterator[IterationResult]:
         try:
+            for result in self._stream():
+                self.calibration = result
+            if self._stopped or self.calibration is None:
+                return
+            self.operations = operations_per_iteration(self.calibration, self._plan.iteration_time_s)
+            self.argv = fork_argv(self._binary, self._full_name, self._plan, self.operations)
+            self._proc = ManagedProcess(self.argv, cwd=self._cwd, env=self._env, merge_stderr=False)
+            if self._stopped:  # stop() raced with the start
+                self._proc.terminate()
+                return
             yield from self._stream()
         finally:
             self._proc.terminate()
@@ -242,7 +284,7 @@ class GoFork:
 
     def _stream(self) -> Iterator[IterationResult]:
         parser = GoOutputParser(expected=self._full_name)
-        last_s = self._started_s
+        last_s = time.monotonic()
         results = 0
         failure: str | None = None
         while True:

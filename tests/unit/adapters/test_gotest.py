@@ -17,11 +17,14 @@ from benchwarden.adapters.gotest import (
     _packages_option,
     _prefix,
     bench_pattern,
+    calibration_argv,
     fork_argv,
+    operations_per_iteration,
     go_duration,
     quote_meta,
 )
 from benchwarden.errors import ConfigError, ListingFailed
+from benchwarden.model import IterationResult
 
 
 def test_quote_meta_escapes_exactly_go_metacharacters():
@@ -47,11 +50,20 @@ def test_go_duration(seconds, text):
     assert go_duration(seconds) == text
 
 
-def test_fork_argv():
+def test_fork_argv_runs_fixed_n_iterations_after_one_calibration():
     plan = ForkPlan(fork_index=1, iteration_time_s=0.2, max_iterations=13, timeout_s=90.0, iteration_timeout_s=5.0)
-    assert fork_argv("/b/x.test", "BenchmarkTokenize/size=100", plan) == [
-        "/b/x.test", "-test.run", "^$", "-test.bench", "^BenchmarkTokenize$/^size=100$", "-test.count", "13",
+    assert calibration_argv("/b/x.test", "BenchmarkTokenize/size=100", plan) == [
+        "/b/x.test", "-test.run", "^$", "-test.bench", "^BenchmarkTokenize$/^size=100$", "-test.count", "1",
         "-test.benchtime", "200ms", "-test.benchmem", "-test.timeout", "180s"]
+    assert fork_argv("/b/x.test", "BenchmarkTokenize/size=100", plan, 4321) == [
+        "/b/x.test", "-test.run", "^$", "-test.bench", "^BenchmarkTokenize$/^size=100$", "-test.count", "13",
+        "-test.benchtime", "4321x", "-test.benchmem", "-test.timeout", "180s"]
+
+
+@pytest.mark.parametrize("ns_per_op, iteration_s, n", [(50.0, 0.2, 4_000_000), (3e8, 0.2, 1), (1234.5, 1.0, 810_045)])
+def test_operations_per_iteration_fill_the_iteration_time(ns_per_op, iteration_s, n):
+    calibration = IterationResult(value_ns=ns_per_op, raw_value=ns_per_op, ops=123.0)
+    assert operations_per_iteration(calibration, iteration_s) == n
 
 
 def test_only_leaves_drops_parents_by_path_not_by_string_prefix():
