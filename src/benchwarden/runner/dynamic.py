@@ -54,7 +54,7 @@ class DynamicPolicy:
             raise ValueError("the dynamic policy needs at least one criterion")
         self.criteria = tuple(criteria)
         self.checks = [make_stop_criterion(c) for c in self.criteria]
-        self.forks_seen = 0
+        self.forks_seen = 0  # forks learned from: the next warmup belongs to fork forks_seen + 1
         self.unsettled: list[bool] = []  # per fork: did its warmup end at the bound without a steady state?
         self._fork_unsettled = False
         self.compute_s = 0.0
@@ -86,14 +86,17 @@ class DynamicPolicy:
             states = [s for c in self.checks if (s := c.measurement(warmup_ns, measurement_ns)) is not None]
             values = decision_values(states)
             if all(s.stable for s in states):
-                return StopDecision(stop=True, reason="measured", values=values)
-            why = "; ".join(s.describe() for s in states if not s.stable)
-            if len(warmup_ns) + len(measurement_ns) <= bounds.warmup_max:
+                decision = StopDecision(stop=True, reason="measured", values=values)
+            elif len(warmup_ns) + len(measurement_ns) <= bounds.warmup_max:
                 return StopDecision(stop=False, reason="level-changed", values=values)
-            self._fork_unsettled = True
-            return StopDecision(stop=True, reason="level-changed-at-bound", values=values,
-                                warning=f"the level moved during the measurement and warmup.max = "
-                                        f"{bounds.warmup_max} leaves no room to measure again ({why})")
+            else:
+                self._fork_unsettled = True
+                why = "; ".join(s.describe() for s in states if not s.stable)
+                decision = StopDecision(stop=True, reason="level-changed-at-bound", values=values,
+                                        warning=f"the level moved during the measurement and warmup.max = "
+                                                f"{bounds.warmup_max} leaves no room to measure again ({why})")
+            self._learn(self.forks_seen, warmup_ns, measurement_ns)  # the fork is complete: learn from it
+            return decision
         finally:
             self._count(start)
 
@@ -106,15 +109,13 @@ class DynamicPolicy:
         """
         start = time.perf_counter()
         try:
-            if warmups_ns is not None:
+            if warmups_ns is not None:  # forks not seen live (a resumed run): learn from them now
                 for k in range(self.forks_seen, len(forks_ns)):
-                    settled = [c.learn(k + 1, warmups_ns[k], forks_ns[k]) for c in self.checks]
-                    if any(s is False for s in settled):
-                        self._fork_unsettled = True
+                    self._learn(k, warmups_ns[k], forks_ns[k])
+            self.forks_seen = max(self.forks_seen, len(forks_ns))
             while len(self.unsettled) < len(forks_ns):
                 self.unsettled.append(self._fork_unsettled)
             self._fork_unsettled = False
-            self.forks_seen = len(forks_ns)
             states = [s for c in self.checks if (s := c.forks(forks_ns)) is not None]
             decision = decide(states, len(forks_ns), bounds.forks_min, bounds.forks_max, "results", "forks")
             if len(forks_ns) >= bounds.forks_min and self._all_unsettled():
@@ -124,6 +125,15 @@ class DynamicPolicy:
             return decision
         finally:
             self._count(start)
+
+    def _learn(self, k: int, warmup_ns: Sequence[float], measurement_ns: Sequence[float]) -> None:
+        """Fork ``k + 1`` is complete: let the criteria learn from it (once), and count it."""
+        if k < self.forks_seen:
+            return
+        settled = [c.learn(k + 1, warmup_ns, measurement_ns) for c in self.checks]
+        if any(s is False for s in settled):
+            self._fork_unsettled = True
+        self.forks_seen = k + 1
 
     def _all_unsettled(self) -> bool:
         """No fork settled; with a scout, judged on the forks after it (the scout's own verdict is its learning)."""

@@ -141,3 +141,23 @@ def test_precision_scales_with_the_fork_to_fork_noise():
         policy_forks.append(np.mean(used))
     quiet, noisy = policy_forks
     assert quiet < 2.5 and noisy > 3.2  # quiet forks stop at forks.min, noisy ones need more
+
+
+def test_the_scout_is_learned_without_fork_checkpoints_as_compare_runs_forks():
+    # compare asks only warmup and measurement decisions, fork after fork: the policy still knows which fork is the
+    # scout and learns from it when its measurement is kept
+    rng = np.random.default_rng(8)
+    policy = DynamicPolicy((LEVEL,))
+    forks_run = []
+    for _ in range(3):
+        series = list(flat(rng, sigma=0.005) * np.where(np.arange(100) < 25, 1.3, 1.0))
+        from benchwarden.runner.labels import ForkLabels
+
+        labels = ForkLabels(policy, BOUNDS, float)
+        for value in series:
+            labels.add(value)
+            if labels.done:
+                break
+        forks_run.append(len(labels.warmup))
+    assert forks_run[0] == 50  # the scout
+    assert all(w >= 25 for w in forks_run[1:]) and all(w < 50 for w in forks_run[1:])  # learned, not the bound
