@@ -1,13 +1,11 @@
 """Dynamic stopping end to end on the example JMH and Go suites: real harness processes, the real CLI.
 
 Scaled down from the study (1-s iterations, warmup 5–50, forks 2–5) to keep the file well under two
-minutes: 50 ms (Go) and 100 ms (JMH) iterations, warmup 5–30, 5 measurement iterations, forks 2–4, and a
-CV threshold of 0.03 instead of 0.01 (this shared 2-core machine is far noisier than the study's bare
-metal: iteration-to-iteration CVs of 10–30 % for the steady benchmarks were measured while other test
-suites ran).  Asserted: the steady benchmarks end warmup on stability and stop well before the bounds;
-the deliberately noisy one costs the most and reaches a bound (warmup or forks) with the warning, or
-ends its warmups late (see check_stopping); the output shows
-the time saved against the budgets.
+minutes: 50 ms (Go) and 100 ms (JMH) iterations, warmup 5–30, 5 measurement iterations, forks 2–4, with
+the default criteria (level with its scout fork, precision).  Asserted: the scout fork runs the warmup
+bound, no fork passes a bound, every bound reached is said; the deliberately noisy one never stops as
+"stable" without a warning (see check_stopping for why the assertions hold under heavy load too); the
+output shows the time saved against the budgets.
 """
 
 from __future__ import annotations
@@ -29,7 +27,6 @@ warmup = { min = 5, max = 30 }
 iterations = 5
 forks = { min = 2, max = 4 }
 stop = "dynamic"
-criteria = { cv = { threshold = 0.03 } }
 """
 
 
@@ -47,33 +44,35 @@ def copy_example(kind: str, dest: Path, suite_table: str, iteration_time: str) -
 
 
 def check_stopping(stopping: dict, stable_keys: list[str], noisy_key: str, iteration_s: float) -> None:
+    """Invariants that hold on a quiet and on a heavily loaded machine alike.
+
+    On a quiet machine the steady benchmarks' later forks end warmup on a level well before the bound and
+    they stop after 2-3 forks; under heavy load (load average 10-16 on 2 cores, seen while writing this) the
+    level itself wanders, the scout finds no steady state, and the benchmark stops at forks.min with that
+    warning.  Either is right; what must never happen is a fork past the bounds, a silent bound, or a later
+    fork ending warmup before the scout's finding.
+    """
     by_key = {b["benchmark"]: b for b in stopping["benchmarks"]}
     static_iterations = 4 * (30 + 5)
-    for key in stable_keys:
+    for key in [*stable_keys, noisy_key]:
         b = by_key[key]
+        trail = ([(f["warmup_iterations"], f["warmup_reason"], f["remeasured"]) for f in b["forks"]],
+                 b["fork_reason"])
         assert b["policy"] == "dynamic" and b["static_iterations"] == static_iterations
-        trail = [(f["warmup_iterations"], f["warmup_reason"]) for f in b["forks"]]
-        stable = [f for f in b["forks"] if f["warmup_reason"] == "stable" and f["warmup_iterations"] < 30]
-        assert 2 * len(stable) >= len(b["forks"]), (key, trail)
-        assert b["iterations"] <= 0.75 * static_iterations, (key, trail)
+        scout, *others = b["forks"]
+        assert scout["warmup_reason"] == "scout" and scout["warmup_iterations"] == 30, (key, trail)
+        assert all(f["warmup_iterations"] <= 30 and f["measurement_iterations"] == 5 for f in b["forks"]), trail
+        assert 2 <= len(b["forks"]) <= 4 and b["iterations"] <= static_iterations, (key, trail)
+        if b["fork_reason"] == "unsettled":  # no steady state: forks.min, and said so
+            assert len(b["forks"]) == 2 and any("steady state" in w for w in b["warnings"]), (key, trail)
+        elif b["fork_reason"] == "maximum-reached":
+            assert len(b["forks"]) == 4 and any("within 4 forks" in w for w in b["warnings"]), (key, trail)
+        else:
+            assert b["fork_reason"] == "stable", (key, trail)
         assert b["saved_vs_static"] == pytest.approx(1 - b["iterations"] / static_iterations)
-    # the noisy one cannot be made stable cheaply: it reaches a bound (warmup or forks) with the warning, or
-    # its warmups end late — the CV criterion judges whether the cumulative CV still moves, not how large it
-    # is, so a CV of 50 % can settle after ~20 iterations (seen once in CI: warmups 21-24, 4 forks "stable")
+    # the noisy one's forks disagree (or its level wanders): it never stops as "stable" without a warning
     noisy = by_key[noisy_key]
-    trail = ([(f["warmup_iterations"], f["warmup_reason"]) for f in noisy["forks"]], noisy["fork_reason"])
-    warmup_bound = [f for f in noisy["forks"] if f["warmup_reason"] == "maximum-reached"]
-    fork_bound = noisy["fork_reason"] == "maximum-reached"
-    late = all(f["warmup_iterations"] >= 15 for f in noisy["forks"])
-    assert warmup_bound or fork_bound or late, trail
-    assert noisy["iterations"] > max(by_key[k]["iterations"] for k in stable_keys), trail
-    for fork in warmup_bound:
-        assert fork["warmup_iterations"] == 30 and "did not become stable within 30 iterations (cv spread" in fork["warning"]
-    if fork_bound:
-        assert len(noisy["forks"]) == 4 and any("did not become stable within 4 forks (cv spread" in w
-                                                for w in noisy["warnings"])
-    if warmup_bound or fork_bound:
-        assert noisy["warnings"]
+    assert noisy["fork_reason"] in ("maximum-reached", "unsettled") and noisy["warnings"], noisy["fork_reason"]
     totals = stopping["totals"]
     assert 0.0 < totals["saved_vs_static"] < 1.0
     assert totals["static_s"] == pytest.approx(len(stopping["benchmarks"]) * static_iterations * iteration_s)
@@ -90,7 +89,7 @@ def test_go_example(tmp_path):
     status, out, err = bw("show", "--config", str(root / "benchwarden.toml"))
     assert status == 0, err
     assert "saved vs static" in out and "static budget of this configuration" in out
-    assert "⚠ wordstat:BenchmarkNoisy:" in out and "did not become stable within" in out
+    assert "⚠ wordstat:BenchmarkNoisy:" in out
 
 
 @pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
@@ -109,4 +108,4 @@ def test_jmh_example(tmp_path):
     assert stopping["totals"]["saved_vs_reference"] > 0.9
     status, out, err = bw("show", "--config", str(root / "benchwarden.toml"), "--details")
     assert status == 0, err
-    assert "against JMH 1.37 defaults" in out and "after fork 2" in out
+    assert "against the reference budget — JMH 1.37 defaults" in out and "after fork 2" in out

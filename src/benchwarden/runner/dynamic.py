@@ -73,7 +73,8 @@ class DynamicPolicy:
                 return StopDecision(stop=True, reason="scout")
             states = [s for c in self.checks if (s := c.warmup(warmup_ns)) is not None]
             decision = decide(states, n, bounds.warmup_min, bounds.warmup_max, "warmup", "iterations")
-            self._fork_unsettled = decision.reason == "maximum-reached"
+            # held at the bound because the scout never settled: this fork is no evidence of a steady state
+            self._fork_unsettled = decision.reason == "maximum-reached" or why == "scout-unsettled"
             return decision
         finally:
             self._count(start)
