@@ -81,10 +81,10 @@ _RUN_SHAPING_OPTIONS = ("suite", "filter_", "forks", "warmup", "iterations", "it
 @click.option("--stop", type=click.Choice(list(STOP_POLICIES)),
               help="Stop policy (default: from the config, else dynamic).")
 @click.option("--criteria", callback=_criteria_names, metavar="LIST",
-              help=f"Stability criteria of the dynamic policy that must all agree, e.g. cv or rciw,kld "
-                   f"(known: {', '.join(CRITERIA)}).")
+              help=f"Criteria of the dynamic policy that must all agree, e.g. level,precision (the default) or "
+                   f"cv (known: {', '.join(CRITERIA)}).")
 @click.option("--threshold", "thresholds", multiple=True, callback=_thresholds, metavar="NAME=VALUE",
-              help="Threshold of a chosen criterion, e.g. cv=0.02 or kld=0.98 (repeatable).")
+              help="Threshold of a chosen criterion, e.g. precision=0.03 or level=0.2 (repeatable).")
 @click.option("--window", type=click.IntRange(min=1), help="Warmup window (stability values) of every chosen criterion.")
 @click.option("--details", is_flag=True, help="Also print every stop checkpoint with its stability values.")
 @click.option("--resume", is_flag=False, flag_value="latest", default=None, metavar="[RUN]",
