@@ -29,9 +29,9 @@ Reported per shape and configuration:
   forks − 1|``, mean over benchmarks — the error that stopping causes, free of sampling noise;
 * *time saved* against JMH 1.21's default budget, 5 forks × (5 + 5) × 10 s = 500 s per benchmark
   (= 500 one-second iterations: the recording);
-* *A/A*: the 95 % *t* interval of the ratio of means on the log fork means (the verdicts' interval,
-  ``stats.ci_ratio_of_means(method="t")``) of the stopped result against the static baseline (the last
-  50 iterations of all 5 forks of the same recording, the study's design) contains 1;
+* *A/A*: the verdicts' interval of the ratio, ``stats.ci_ratio_log_t`` (95 % *t* on the log fork
+  summaries), of the stopped result against the static baseline (the last 50 iterations of all 5 forks
+  of the same recording, the study's design) contains 1;
 * *change*: ``|mean_dyn / mean_static − 1|`` (means of fork means), mean over benchmarks;
 * mean warmup, forks, and the criteria's CPU time per checkpoint and as a share of the run.
 
@@ -134,7 +134,7 @@ def evaluate(bench: Synthetic, config: ReplayConfig) -> dict:
     mi = config.bounds.iterations
     used = len(sim.measurement)
     base = [s[BASELINE_WARMUP:] for s in bench.series]
-    interval = stats.ci_ratio_of_means(base, list(sim.measurement), confidence=0.95, method="t")
+    interval = stats.ci_ratio_log_t(base, list(sim.measurement), confidence=0.95)
     row = {
         "shape": bench.shape, "forks": used, "warmup": list(sim.warmup_iterations),
         "stable": list(sim.warmup_stable), "iterations": sim.iterations,

@@ -25,7 +25,8 @@ The suite: by default a private copy of ``examples/jmh``; ``--example go|python`
 built outside the repository), used in place.  The suite's own settings are replaced by the two runs'
 bounds; its other keys (kind, path, artifact, jvm_args, options) are kept.
 
-A/A is reported with the verdicts' interval (95 % *t* on the log fork means) and with the study's
+A/A is reported with the verdicts' interval (``stats.ci_ratio_log_t``: 95 % *t* on the log fork
+summaries) and with the study's
 (99 % percentile hierarchical bootstrap).  Time saved is per benchmark and in total, against the
 static run's iterations (the study's model) and against its forks' wall time.
 
@@ -215,7 +216,7 @@ def _report(args, t_s, criteria, chosen, static_run, static_wall, dynamic_run, d
         dyn = result.measurement_matrix()
         ratio_p = stats.ci_ratio_of_means(base, dyn, 0.99, args.resamples, 0, "percentile")
         ratio_s = stats.ci_ratio_of_means(base, dyn, 0.99, args.resamples, 0, "studentized")
-        ratio_t = stats.ci_ratio_of_means(base, dyn, 0.95, method="t")
+        ratio_t = stats.ci_ratio_log_t(base, dyn, 0.95)
         mean = lambda m: float(np.mean([np.mean(f) for f in m]))
         rows.append({
             "benchmark": key,

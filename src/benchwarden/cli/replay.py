@@ -100,9 +100,9 @@ def build_configs(criteria_sets: list[list[str]], thresholds: dict[str, list[flo
               help="Baseline: measurement iterations per fork after its warmup (default: all the rest).")
 @click.option("--confidence", type=FiniteFloatRange(0.5, 0.9999), default=0.95, show_default=True,
               help="Confidence level of the A/A interval of the ratio of means (the study's: 0.99).")
-@click.option("--method", type=click.Choice(["percentile", "studentized", "bca", "t"]), default="t",
-              show_default=True, help="A/A interval method: t on the log fork means (the verdicts' interval); "
-                                      "percentile: the study's hierarchical bootstrap.")
+@click.option("--method", type=click.Choice(["log-t", "percentile", "studentized", "bca", "t"]), default="log-t",
+              show_default=True, help="A/A interval method: log-t, t on the log fork summaries (the verdicts' "
+                                      "interval); percentile: the study's hierarchical bootstrap.")
 @click.option("--resamples", type=click.IntRange(min=100), default=10_000, show_default=True,
               help="Bootstrap resamples of the A/A interval.")
 @click.option("--details", is_flag=True, help="Also print every benchmark under every configuration.")
