@@ -17,7 +17,7 @@ fork wall times against the iterations' own time.  Both variants alternate (A B 
 machine's load hits them alike.
 
 Usage: ``.venv/bin/python benchmarks/fork_time_breakdown.py [--forks 3] [--iterations 12]
-[--iteration-time 200ms] [--json FILE]``.  About two minutes.
+[--iteration-time 200ms] [--adapters jmh,go,python] [--json FILE]``.  About two minutes.
 """
 
 from __future__ import annotations
@@ -100,6 +100,7 @@ def main() -> int:
     ap.add_argument("--iterations", type=int, default=12)
     ap.add_argument("--iteration-time", default="200ms")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--adapters", default="jmh,go,python", help="which examples (comma-separated)")
     args = ap.parse_args()
     t = parse_duration_s(args.iteration_time)
     report: dict = {"iteration_time_s": t, "iterations": args.iterations, "forks": args.forks, "adapters": {}}
@@ -107,7 +108,7 @@ def main() -> int:
         report["load_before"] = f.read().split()[:3]
     with tempfile.TemporaryDirectory(prefix="bw-forktime-") as tmp:
         work = Path(tmp)
-        for example in ("jmh", "go", "python"):
+        for example in [a.strip() for a in args.adapters.split(",") if a.strip()]:
             ctx, adapter = _suite(work, example)
             bench = _pick(adapter, ctx, example)
             forks, old = [], []
