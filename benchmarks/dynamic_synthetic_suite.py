@@ -54,7 +54,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from benchwarden import stats
-from benchwarden.config import CRITERION_DEFAULTS, CriterionSettings
+from benchwarden.config import CRITERION_DEFAULTS
 from benchwarden.replay import STUDY_BOUNDS, ReplayConfig, simulate
 
 SHAPES = ("jit", "step", "drift", "walk", "bimodal", "heavy")

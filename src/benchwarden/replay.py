@@ -343,7 +343,7 @@ class _Timed:
         self.name = policy.name
         self.compute_s, self.checkpoints = 0.0, 0
 
-    def _timed(self, call, *args):  # type: ignore[no-untyped-def]
+    def _timed(self, call, *args):
         start = self.clock()
         try:
             return call(*args)
@@ -351,13 +351,13 @@ class _Timed:
             self.compute_s += self.clock() - start
             self.checkpoints += 1
 
-    def warmup_decision(self, bounds, warmup_ns):  # type: ignore[no-untyped-def]
+    def warmup_decision(self, bounds, warmup_ns):
         return self._timed(self.policy.warmup_decision, bounds, warmup_ns)
 
-    def measurement_decision(self, bounds, warmup_ns, measurement_ns):  # type: ignore[no-untyped-def]
+    def measurement_decision(self, bounds, warmup_ns, measurement_ns):
         return self._timed(self.policy.measurement_decision, bounds, warmup_ns, measurement_ns)
 
-    def fork_decision(self, bounds, forks_ns, warmups_ns=None):  # type: ignore[no-untyped-def]
+    def fork_decision(self, bounds, forks_ns, warmups_ns=None):
         return self._timed(self.policy.fork_decision, bounds, forks_ns, warmups_ns)
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import io
-from dataclasses import replace
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest

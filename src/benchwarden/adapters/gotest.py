@@ -50,7 +50,7 @@ import re
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Iterator, Mapping
 
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
 from benchwarden.adapters.gotest_output import (

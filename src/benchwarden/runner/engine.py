@@ -34,7 +34,6 @@ from benchwarden.model import (
     ForkResult,
     ForkStatus,
     IterationResult,
-    Phase,
     RunMeta,
     RunStatus,
     StopDecision,

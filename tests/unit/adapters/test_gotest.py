@@ -19,8 +19,8 @@ from benchwarden.adapters.gotest import (
     bench_pattern,
     calibration_argv,
     fork_argv,
-    operations_per_iteration,
     go_duration,
+    operations_per_iteration,
     quote_meta,
 )
 from benchwarden.errors import ConfigError, ListingFailed

@@ -5,10 +5,24 @@ from __future__ import annotations
 import pytest
 
 from benchwarden.config import CRITERION_DEFAULTS, RunSettings
-from benchwarden.model import (Benchmark, BenchmarkId, BenchmarkResult, BenchmarkStatus, ForkResult, ForkStatus,
-                               IterationResult, StopDecision)
-from benchwarden.report.stopping import (ReferenceBudget, budget_lines, budget_totals, checkpoint_table,
-                                         criterion_label, stop_trail)
+from benchwarden.model import (
+    Benchmark,
+    BenchmarkId,
+    BenchmarkResult,
+    BenchmarkStatus,
+    ForkResult,
+    ForkStatus,
+    IterationResult,
+    StopDecision,
+)
+from benchwarden.report.stopping import (
+    ReferenceBudget,
+    budget_lines,
+    budget_totals,
+    checkpoint_table,
+    criterion_label,
+    stop_trail,
+)
 
 SETTINGS = RunSettings(iteration_time_s=1.0, warmup_min=2, warmup_max=10, iterations=3, forks_min=2, forks_max=4)
 STATIC_ITERATIONS = 4 * (10 + 3)

@@ -18,8 +18,8 @@ from benchwarden.config import CRITERION_DEFAULTS, DEFAULT_CRITERIA, RunSettings
 from benchwarden.model import RunMeta
 from benchwarden.replay import STUDY_BOUNDS, ReplayConfig, ReplayedBenchmark, ReplayEvaluation, dynamic_seconds
 from benchwarden.runner.dynamic import DynamicPolicy
-from benchwarden.runner.labels import last_warmup_checkpoint
 from benchwarden.runner.engine import Runner, plan_run
+from benchwarden.runner.labels import last_warmup_checkpoint
 from benchwarden.runner.policy import Bounds, make_policy
 from benchwarden.store import open_store
 from tests.support.fake_adapter import FakeAdapter, FakeBenchmarkSpec

@@ -202,7 +202,8 @@ class CheckState:
 class State(Protocol):
     """What :func:`benchwarden.runner.dynamic.decide` needs of a criterion's verdict."""
 
-    criterion: str
+    @property
+    def criterion(self) -> str: ...
 
     @property
     def stable(self) -> bool | None: ...

@@ -111,7 +111,7 @@ class LevelCriterion:
         return min(self.learned, warmup_max), "learned-minimum"
 
 
-def settled_from(series: Sequence[float], warmup: int, judge) -> int | None:  # type: ignore[no-untyped-def]
+def settled_from(series: Sequence[float], warmup: int, judge) -> int | None:
     """The earliest ``e <= min(warmup, len/2)`` after which ``series[e:]`` is level (``judge``), or None."""
     for e in range(0, min(warmup, len(series) // 2) + 1):
         if len(series) - e >= MIN_SEGMENT and judge(series[e:], "scout fork").stable:
