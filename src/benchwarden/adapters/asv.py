@@ -53,7 +53,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Iterator, Mapping, Sequence
 
 from benchwarden import jsontext
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
@@ -387,7 +387,7 @@ class PythonHarness:
     def env(self, metric: str) -> dict[str, str]:
         return dict(self._env)
 
-    def read(self, lines: list[str]) -> Report:
+    def read(self, lines: Sequence[str]) -> Report:
         iteration = None
         for line in lines:
             try:

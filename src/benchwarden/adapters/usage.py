@@ -14,6 +14,7 @@ instead of by :mod:`subprocess`; the exit status is handed back to the ``Popen``
 from __future__ import annotations
 
 import os
+import resource
 import select
 import time
 from dataclasses import dataclass
@@ -34,9 +35,9 @@ class Usage:
         return self.user_ns + self.sys_ns
 
 
-def _usage(ru: os.struct_rusage | object) -> Usage:  # type: ignore[name-defined]
-    return Usage(user_ns=int(round(ru.ru_utime * 1e9)), sys_ns=int(round(ru.ru_stime * 1e9)),  # type: ignore[attr-defined]
-                 max_rss_kib=int(ru.ru_maxrss))  # type: ignore[attr-defined]
+def _usage(ru: resource.struct_rusage) -> Usage:
+    return Usage(user_ns=int(round(ru.ru_utime * 1e9)), sys_ns=int(round(ru.ru_stime * 1e9)),
+                 max_rss_kib=int(ru.ru_maxrss))
 
 
 def reap_with_usage(process: ManagedProcess, timeout_s: float | None) -> tuple[int, Usage] | None:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -150,7 +150,7 @@ def judge_metric(metric: Metric, label: str, base_rows: Sequence[Sequence[float]
     """Judge one metric of one benchmark (module docstring).  ``levels``: (change, equivalence) confidence
     of the comparison's final look; ``threshold``: the benchmark's min_change (noisy rule);
     ``tolerance``: overrides the metric's own (exact rule)."""
-    common = dict(name=metric.name, label=label, unit=metric.unit, direction=metric.direction)
+    common: dict[str, Any] = dict(name=metric.name, label=label, unit=metric.unit, direction=metric.direction)
     if not base_rows or not candidate_rows:
         present = "candidate" if candidate_rows else "base"
         rows = candidate_rows or base_rows or []
@@ -188,8 +188,9 @@ def judge_metric(metric: Metric, label: str, base_rows: Sequence[Sequence[float]
     return _noisy(metric, common, base_rows, candidate_rows, levels, threshold, paired, spread, fallback)
 
 
-def _noisy(metric: Metric, common: dict, base_rows, candidate_rows, levels: tuple[float, float], threshold: float,
-           paired: bool, spread: float, fallback: str | None) -> MetricComparison:
+def _noisy(metric: Metric, common: dict[str, Any], base_rows: Sequence[Sequence[float]],
+           candidate_rows: Sequence[Sequence[float]], levels: tuple[float, float], threshold: float, paired: bool,
+           spread: float, fallback: str | None) -> MetricComparison:
     base = [[metric.lower_is_better(v) for v in row] for row in base_rows]
     candidate = [[metric.lower_is_better(v) for v in row] for row in candidate_rows]
     notes = [fallback] if fallback else []

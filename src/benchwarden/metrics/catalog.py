@@ -86,6 +86,7 @@ JMH_BYTES = Metric("bytes", "B/op", rule=Rule.EXACT, tolerance=0.01,
 SECONDARY: dict[str, Metric] = {m.name: m for m in (
     ALLOCS,
     BYTES,
+    INSTRUCTIONS,
     Metric("cpu", "ns/op", description="CPU time (user + system) per operation"),
     Metric("wall", "ns/op", description="wall-clock time per operation (beside a CPU or instruction primary)"),
     Metric("cpu.user", "ms", description="user CPU time of one execution"),

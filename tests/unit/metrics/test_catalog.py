@@ -22,6 +22,7 @@ from benchwarden.model import Direction
     ("rss [KiB]", "rss", "KiB", Rule.NOISY),
     ("mem.peak [B]", "mem.peak", "B", Rule.EXACT),
     ("cpu.user [ms]", "cpu.user", "ms", Rule.NOISY),
+    ("instructions [instr/op]", "instructions", "instr/op", Rule.EXACT),
 ])
 def test_known_labels(text, name, unit, rule):
     metric = metric_for(text)
