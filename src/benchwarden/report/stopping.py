@@ -271,14 +271,16 @@ def checkpoint_table(trail: StopTrail) -> TableModel:
     model = TableModel(columns=[Column("checkpoint"), Column("decision"), Column("reason"), Column("values")],
                        title=f"{trail.suite}:{trail.key}")
     for fork in trail.forks:
-        n = 0
+        n, relabelled = 0, False
         for d in fork.checkpoints:
             if d.reason in MEASUREMENT_REASONS:
                 label, verdict = f"fork {fork.index} after measuring", "keep" if d.stop else "measure again"
                 if not d.stop:
                     n += fork.measurement_iterations  # the measurement became warmup
+                relabelled = not d.stop
             else:
-                n += 1
+                n += 0 if relabelled and d.reason == "maximum-reached" else 1  # relabelled up to warmup.max: no new iteration
+                relabelled = False
                 label, verdict = f"fork {fork.index} warmup {n}", "end warmup" if d.stop else "continue"
             if d.reason == "below-minimum":
                 continue

@@ -76,6 +76,12 @@ class ForkLabels(Generic[T]):
                 self.measurement = []
                 self.phase = Phase.WARMUP
                 self.remeasured += 1
+                if len(self.warmup) >= self.bounds.warmup_max:  # relabelled up to the bound: warmup is over
+                    self.decisions.append(StopDecision(
+                        stop=True, reason="maximum-reached",
+                        warning=f"warmup did not become stable within {self.bounds.warmup_max} iterations "
+                                f"(the level moved during the last measurement)"))
+                    self.phase = Phase.MEASUREMENT
         return Phase.MEASUREMENT, number
 
     def _values(self, items: list[T]) -> list[float]:

@@ -161,3 +161,32 @@ def test_the_scout_is_learned_without_fork_checkpoints_as_compare_runs_forks():
         forks_run.append(len(labels.warmup))
     assert forks_run[0] == 50  # the scout
     assert all(w >= 25 for w in forks_run[1:]) and all(w < 50 for w in forks_run[1:])  # learned, not the bound
+
+
+def test_a_measurement_taken_again_up_to_warmup_max_ends_warmup_there():
+    # warmup ends at 40, the measurement 40-50 sees the level move, 40 + 10 = warmup.max leaves exactly no more
+    # warmup: the next iterations are the measurement, and the fork never needs more than warmup.max + iterations
+    from benchwarden.model import StopDecision
+    from benchwarden.runner.labels import ForkLabels
+
+    class Scripted:
+        name = "scripted"
+
+        def warmup_decision(self, bounds, warmup_ns):
+            return StopDecision(stop=len(warmup_ns) >= 40, reason="stable" if len(warmup_ns) >= 40 else "not-stable")
+
+        def measurement_decision(self, bounds, warmup_ns, measurement_ns):
+            if len(warmup_ns) == 40:
+                return StopDecision(stop=False, reason="level-changed")
+            return StopDecision(stop=True, reason="measured")
+
+        def fork_decision(self, bounds, forks_ns, warmups_ns=None):
+            return StopDecision(stop=True, reason="stable")
+
+    labels = ForkLabels(Scripted(), BOUNDS, float)
+    for value in range(BOUNDS.warmup_max + BOUNDS.iterations):
+        labels.add(float(value + 1))
+        if labels.done:
+            break
+    assert labels.done and len(labels.warmup) == 50 and len(labels.measurement) == 10
+    assert [d.reason for d in labels.decisions][-3:] == ["level-changed", "maximum-reached", "measured"]
