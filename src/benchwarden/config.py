@@ -17,6 +17,7 @@ is reported instead of silently ignored.
 
 from __future__ import annotations
 
+import math
 import re
 import shlex
 from dataclasses import dataclass, field, replace
@@ -468,16 +469,79 @@ class RunSettings:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "RunSettings":
-        """Inverse of :meth:`to_dict`; missing keys (snapshots of older versions) take the built-in defaults."""
+        """Inverse of :meth:`to_dict`; missing keys (snapshots of older versions) take the built-in defaults.
+
+        The dict may come from a stored run or an imported file, so every value is checked as the config file's
+        are: ValueError naming the key (``warmup_max: expected an integer in [0, 1000000], found None``).
+        """
+        if not isinstance(data, Mapping):
+            raise ValueError(f"expected a table of run settings, found {type(data).__name__}")
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        for key in ("iteration_time_s", "timeout_s", "iteration_timeout_s"):
+            if key in known and not (known[key] is None and key != "iteration_time_s"):
+                try:
+                    known[key] = parse_duration_s(known[key]) if not isinstance(known[key], str) else _not_text(key)
+                except ValueError as exc:
+                    raise ValueError(f"{key}: {exc}") from None
+        for key, smallest in (("warmup_min", 0), ("warmup_max", 0), ("iterations", 1), ("forks_min", 1),
+                              ("forks_max", 1)):
+            value = known.get(key, 0 if key.startswith("warmup") else 1)
+            if isinstance(value, bool) or not isinstance(value, int) or not smallest <= value <= MAX_COUNT:
+                raise ValueError(f"{key}: expected an integer in [{smallest}, {MAX_COUNT}], found {value!r}")
+        for low, high in (("warmup_min", "warmup_max"), ("forks_min", "forks_max")):
+            if low in known and high in known and known[low] > known[high]:
+                raise ValueError(f"{low} ({known[low]}) must not exceed {high} ({known[high]})")
+        if "stop" in known and known["stop"] not in STOP_POLICIES:
+            raise ValueError(f"stop: unknown stop policy {known['stop']!r}")
+        if "metric" in known and not isinstance(known["metric"], str):
+            raise ValueError(f"metric: expected a name, found {known['metric']!r}")
         if "criteria" in known:
-            known["criteria"] = tuple(CriterionSettings.from_dict(c) for c in known["criteria"])
+            known["criteria"] = tuple(_criterion_from_dict(c) for c in _list_of(known["criteria"], "criteria"))
         else:  # stored before criteria were recorded: those versions always used CV
             known["criteria"] = (CRITERION_DEFAULTS["cv"],)
         if "overrides" in known:
-            known["overrides"] = tuple(BenchmarkOverride(o["pattern"], dict(o.get("settings", {})))
-                                       for o in known["overrides"])
+            known["overrides"] = tuple(_override_from_dict(o) for o in _list_of(known["overrides"], "overrides"))
         return cls(**known)
+
+
+def _not_text(key: str) -> float:
+    raise ValueError("expected a number of seconds, found a text")
+
+
+def _list_of(value: Any, key: str) -> list[Any]:
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{key}: expected a list, found {type(value).__name__}")
+    return list(value)
+
+
+def _criterion_from_dict(data: Any) -> CriterionSettings:
+    if not isinstance(data, Mapping) or not isinstance(data.get("name"), str) or data["name"] not in CRITERION_DEFAULTS:
+        raise ValueError(f"criteria: expected {{name = one of {', '.join(CRITERIA)}, ...}}, found {data!r}")
+    try:
+        settings = CriterionSettings.from_dict(data)
+        check_criterion(settings)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"criteria: {exc}") from None
+    for key in ("threshold", "confidence"):
+        value = getattr(settings, key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"criteria: {settings.name}.{key}: expected a finite number, found {value!r}")
+    for key in ("window", "fork_window", "resamples"):
+        if isinstance(getattr(settings, key), bool) or not isinstance(getattr(settings, key), int):
+            raise ValueError(f"criteria: {settings.name}.{key}: expected an integer, found {getattr(settings, key)!r}")
+    return settings
+
+
+def _override_from_dict(data: Any) -> BenchmarkOverride:
+    if not isinstance(data, Mapping) or not isinstance(data.get("pattern"), str) \
+            or not isinstance(data.get("settings", {}), Mapping):
+        raise ValueError(f"overrides: expected {{pattern, settings}}, found {data!r}")
+    try:
+        _check_regex(data["pattern"])
+        RunSettings.from_dict({**RunSettings().to_dict(), **dict(data.get("settings", {})), "overrides": []})
+    except ValueError as exc:
+        raise ValueError(f"overrides: {data['pattern']!r}: {exc}") from None
+    return BenchmarkOverride(data["pattern"], dict(data.get("settings", {})))
 
 
 BUILTIN_DEFAULTS = RunSettings()

@@ -110,6 +110,16 @@ def to_ns_per_op(value: float, unit: str) -> float:
     return value * TIME_UNITS_NS[num]
 
 
+def check_unit(unit: object) -> str:
+    """``unit`` if the conversions above understand it (``ns/op``, ``ops/s``, ``instr/op``...); ValueError otherwise.
+
+    For units that come from outside (an imported file, a stored row): every report converts with them."""
+    if not isinstance(unit, str):
+        raise ValueError(f"expected a unit such as 'ns/op' or 'ops/s', found {unit!r}")
+    to_ns_per_op(1.0, unit)
+    return unit
+
+
 def from_ns_per_op(value_ns: float, unit: str) -> float:
     """Inverse of :func:`to_ns_per_op`."""
     if unit in COUNT_UNITS:

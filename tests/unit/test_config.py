@@ -260,3 +260,31 @@ def test_param_overrides_from_config_and_command_line_reach_the_listing(tmp_path
     assert all("size=100]" not in b["benchmark"] for b in benchmarks) and any("size=1000]" in b["benchmark"] for b in benchmarks)
     status, _, err = listed("-p", "sise=1000")
     assert status == 2 and "no benchmark has a parameter named 'sise'" in err
+
+
+# RunSettings.from_dict reads a stored run's snapshot (or an imported one): checked like the config file
+# (an imported run with warmup_max = null made `show` fail with a TypeError deep in the stopping report).
+@pytest.mark.parametrize("change, fragment", [
+    ({"warmup_max": None}, "warmup_max"), ({"iterations": 0}, "iterations"), ({"forks_max": 2.5}, "forks_max"),
+    ({"iteration_time_s": float("nan")}, "iteration_time_s"), ({"timeout_s": -1}, "timeout_s"),
+    ({"iteration_time_s": "1s"}, "iteration_time_s"), ({"warmup_min": 9, "warmup_max": 3}, "warmup_min"),
+    ({"stop": "magic"}, "stop"), ({"criteria": [{"name": []}]}, "criteria"),
+    ({"criteria": [{"name": "cv", "threshold": None}]}, "criteria"), ({"criteria": "cv"}, "criteria"),
+    ({"overrides": [{"pattern": "((", "settings": {}}]}, "overrides"),
+    ({"overrides": [{"pattern": "x", "settings": {"iterations": -1}}]}, "overrides"), ({"metric": 3}, "metric"),
+])
+def test_settings_snapshots_are_checked(change, fragment):
+    from benchwarden.config import RunSettings
+
+    with pytest.raises(ValueError, match=fragment):
+        RunSettings.from_dict({**RunSettings().to_dict(), **change})
+
+
+def test_settings_snapshots_round_trip(tmp_path):
+    from benchwarden.config import RunSettings
+
+    cfg = load_config(_write(tmp_path, GOOD.replace("[suites.p]", '[suites.j.overrides."x"]\niterations = 7\n'
+                                                                 "[suites.p]")))
+    settings = cfg.suites["j"].settings
+    assert RunSettings.from_dict(settings.to_dict()) == settings
+    assert RunSettings.from_dict({}) == RunSettings()  # a snapshot of an older version: the defaults

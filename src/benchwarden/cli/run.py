@@ -216,10 +216,14 @@ def _suites_from_snapshot(config, snapshot, run_id: int) -> tuple[list[Suite], s
     if missing:
         raise ConfigError(f"run {run_id} used suite(s) {', '.join(missing)}, which the config no longer defines",
                           str(config.path))
-    suites = [replace(config.suites[n], settings=RunSettings.from_dict(v.get("settings", {})),
-                      context=replace(config.suites[n].context,
-                                      params={k: tuple(vs) for k, vs in v.get("params", {}).items()}))
-              for n, v in stored.items()]
+    try:
+        suites = [replace(config.suites[n], settings=RunSettings.from_dict(v.get("settings", {})),
+                          context=replace(config.suites[n].context,
+                                          params={k: tuple(vs) for k, vs in v.get("params", {}).items()}))
+                  for n, v in stored.items()]
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise BenchwardenError(f"run {run_id}: its stored configuration is damaged ({exc}); it cannot be resumed"
+                               ) from None
     return suites, snapshot.get("filter")
 
 

@@ -38,7 +38,10 @@ def settings_from_snapshot(config: object) -> dict[str, RunSettings]:
     if isinstance(suites, Mapping):
         for name, entry in suites.items():
             if isinstance(entry, Mapping) and isinstance(entry.get("settings"), Mapping):
-                found[name] = RunSettings.from_dict(entry["settings"])
+                try:
+                    found[name] = RunSettings.from_dict(entry["settings"])
+                except ValueError:  # a damaged or hand-made snapshot: shown like an imported run, without budgets
+                    continue
     return found
 
 

@@ -42,6 +42,7 @@ from benchwarden.model import (
 )
 from benchwarden.store import records
 from benchwarden.store.rows import MAX_TIMESTAMP
+from benchwarden.units import check_unit
 
 FORMAT_NAME = "benchwarden-run"
 #: the format version this code writes
@@ -276,6 +277,10 @@ def _build_benchmark(b: _Benchmark, position: int, source: str) -> BenchmarkResu
     if bid.key != b.key:
         raise ImportFormatError(source, f"benchmarks[{position}].key: '{b.key}' does not match name and params "
                                         f"(expected '{bid.key}')")
+    try:
+        check_unit(b.unit)
+    except ValueError as exc:
+        raise ImportFormatError(source, f"benchmarks[{position}].unit: {exc}") from None
     indexes = [f.index for f in b.forks]
     if len(set(indexes)) != len(indexes):
         raise ImportFormatError(source, f"benchmarks[{position}].forks: duplicate fork index in {indexes}")

@@ -34,6 +34,7 @@ from benchwarden.model import (
     StopDecision,
 )
 from benchwarden.store import records
+from benchwarden.units import check_unit
 
 #: primary metrics a benchmark row may hold (schema version 2; benchwarden.metrics.catalog.PRIMARY)
 METRICS = ("time", "cpu", "instructions")
@@ -55,6 +56,14 @@ class CorruptRow(ValueError):
 
 class UnstorableValue(ValueError):
     """A value the store would refuse to read back (non-finite time, timestamp out of range): not written."""
+
+
+def check_storable_benchmark(benchmark: Benchmark) -> None:
+    """:class:`UnstorableValue` for a benchmark whose unit no report could convert with."""
+    try:
+        check_unit(benchmark.unit)
+    except ValueError as exc:
+        raise UnstorableValue(f"{benchmark.id}: unit: {exc}") from None
 
 
 def check_storable(meta: RunMeta | None, benchmark: BenchmarkId | None = None, fork: ForkResult | None = None) -> None:
@@ -161,6 +170,12 @@ class _Row:
                 raise self.corrupt(column, f"entry {key!r}: expected a text or a number, found {_short(item)}")
             out[str(key)] = item if isinstance(item, str) else json.dumps(item)
         return out
+
+    def unit(self, column: str) -> str:
+        try:
+            return check_unit(getattr(self.row, column))
+        except ValueError as exc:
+            raise self.corrupt(column, str(exc)) from None
 
     def enum(self, column: str, enum: type) -> Any:
         value = getattr(self.row, column)
@@ -293,7 +308,7 @@ def _benchmark_result(row: Any, fork_results: list[ForkResult]) -> BenchmarkResu
     metric = r.text("metric")
     if metric not in METRICS:
         raise r.corrupt("metric", f"unknown value {metric!r} (expected one of: {', '.join(METRICS)})")
-    benchmark = Benchmark(id=benchmark_id(row), mode=r.text("mode"), unit=r.text("unit"),
+    benchmark = Benchmark(id=benchmark_id(row), mode=r.text("mode"), unit=r.unit("unit"),
                           direction=r.enum("direction", Direction), spec=spec, metric=metric)
     if row.status is None:
         status, message = BenchmarkStatus.OK, records.UNFINISHED_MESSAGE

@@ -132,6 +132,7 @@ class Store:
     def add_benchmark(self, run_id: int, benchmark: Benchmark) -> None:
         """Register ``benchmark`` in the run (idempotent per suite and key; the first registration wins)."""
         with self._write() as conn:
+            rows.check_storable_benchmark(benchmark)
             self._require_run(conn, run_id)
             bid = benchmark.id
             found = conn.execute(sa.select(benchmarks.c.id).where(
@@ -218,6 +219,7 @@ class Store:
         with self._write() as conn:
             rows.check_storable(data.meta)
             for result in data.results:
+                rows.check_storable_benchmark(result.benchmark)
                 for fork in result.forks:
                     rows.check_storable(None, result.benchmark.id, fork)
             run_id = self._insert_run(conn, data.meta, data.status)

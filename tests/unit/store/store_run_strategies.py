@@ -21,6 +21,7 @@ from benchwarden.model import (
 
 _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
 _finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
+_unit = st.sampled_from(["ns/op", "us/op", "ms/op", "s/op", "ops/s", "ops/ms", "ops/us", "instr/op"])  # units.check_unit
 _timestamp = st.floats(min_value=0, max_value=1e11)  # the store's contract (store.rows.MAX_TIMESTAMP)
 _positive = st.floats(min_value=1e-300, max_value=1e300, allow_nan=False, allow_infinity=False)
 _iteration = st.builds(IterationResult, value_ns=_positive, raw_value=_finite,
@@ -36,7 +37,7 @@ def runs(draw) -> RunData:
     for position in range(draw(st.integers(0, 3))):
         params = tuple(draw(st.lists(st.tuples(_text, _text), max_size=2)))
         bench = Benchmark(BenchmarkId(draw(_text.filter(bool)), f"b{position}", params), mode=draw(_text),
-                          unit=draw(_text), direction=draw(st.sampled_from(Direction)),
+                          unit=draw(_unit), direction=draw(st.sampled_from(Direction)),
                           spec=draw(st.dictionaries(_text, _text, max_size=2)))
         forks = tuple(ForkResult(index=i, status=draw(st.sampled_from(ForkStatus)),
                                  warmup=tuple(draw(st.lists(_iteration, max_size=3))),
