@@ -20,7 +20,7 @@ import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from benchwarden.adapters.process import run_build
+from benchwarden.adapters.process import capture, run_build
 from benchwarden.config import Suite
 from benchwarden.errors import BenchwardenError
 
@@ -45,8 +45,8 @@ class Revision:
 
 def _git(repo: Path, *args: str, timeout_s: float = 300.0) -> str:
     try:
-        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, timeout=timeout_s,
-                              stdin=subprocess.DEVNULL)
+        # in its own process group, all of it killed on timeout (hooks and filters git starts included)
+        done = capture(["git", "-C", str(repo), *args], timeout_s=timeout_s)
     except FileNotFoundError:
         raise RevisionError("git is not on PATH; it is needed to check out revisions") from None
     except subprocess.TimeoutExpired:
