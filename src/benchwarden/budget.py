@@ -28,7 +28,7 @@ from benchwarden.report.stopping import ReferenceBudget
 JMH_MODES = {"thrpt": "Throughput", "avgt": "AverageTime", "sample": "SampleTime", "ss": "SingleShotTime"}
 
 
-def _shape_text(shape) -> str:  # type: ignore[no-untyped-def]
+def _shape_text(shape) -> str:
     return (f"{shape.forks} × ({shape.warmup_iterations} × {shape.warmup_time_s:g} s + "
             f"{shape.measurement_iterations} × {shape.measurement_time_s:g} s)")
 

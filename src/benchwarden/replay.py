@@ -92,8 +92,10 @@ class Baseline:
 
     def iterations_used(self, series: Sequence[np.ndarray]) -> int:
         chosen = series[: self.forks] if self.forks is not None else series
-        end = (lambda n: n) if self.iterations is None else (lambda n: min(n, self.warmup + self.iterations))
-        return sum(end(s.size) for s in chosen)
+        if self.iterations is None:
+            return sum(s.size for s in chosen)
+        limit = self.warmup + self.iterations
+        return sum(min(s.size, limit) for s in chosen)
 
 
 @dataclass(frozen=True)

@@ -227,8 +227,8 @@ class GoOutputParser:
     def _name_and_procs(self, printed: str) -> tuple[str, int | None]:
         if self.expected is not None:
             procs = match_name(printed, self.expected)
-            if procs is not False:
-                return self.expected, procs  # type: ignore[return-value]
+            if not isinstance(procs, bool):  # False (another benchmark) is the only bool it returns
+                return self.expected, procs
         if not self.procs_suffix:
             return printed, None
         return split_procs(printed)

@@ -31,7 +31,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, NoReturn, Sequence
 
 import benchwarden
 from benchwarden import jsontext
@@ -513,7 +513,7 @@ class IterationStreamParser:
         self._pending = None
         return IterationResult(value_ns=to_ns_per_op(score, unit), raw_value=score, secondary=secondary)
 
-    def _garbage(self, why: str, line: str) -> None:
+    def _garbage(self, why: str, line: str) -> NoReturn:
         raise ForkFailed(self.benchmark, "garbage", f"output line {self.lineno}: {why}: {line!r}")
 
 
@@ -610,12 +610,14 @@ def _read_entry(entry: object, path: str, line: int | None, index: int) -> dict:
     metric = entry.get("primaryMetric")
     if not isinstance(metric, dict):
         raise fail(f"{name}: 'primaryMetric' is missing")
-    unit = metric.get("scoreUnit")
+    raw_unit = metric.get("scoreUnit")
+    unit = str(raw_unit)
     try:
-        direction_of(str(unit))
-        to_ns_per_op(1.0, str(unit))
+        direction_of(unit)
+        to_ns_per_op(1.0, unit)
     except ValueError:
-        raise fail(f"{name}: primaryMetric.scoreUnit {unit!r} is not a JMH unit such as 'ns/op' or 'ops/s'") from None
+        raise fail(f"{name}: primaryMetric.scoreUnit {raw_unit!r} is not a JMH unit such as 'ns/op' or 'ops/s'") \
+            from None
     forks = _raw_forks(metric, name, fail)
     secondary = entry.get("secondaryMetrics") or {}
     if isinstance(secondary, dict):
@@ -630,7 +632,7 @@ def _raw_forks(metric: dict, name: str, fail) -> list[list[tuple[float, dict[str
         raw = metric["rawData"]
         if not _is_matrix(raw):
             raise fail(f"{name}: primaryMetric.rawData must be a list (forks) of lists (iterations) of numbers")
-        forks = [[(float(v), {}) for v in fork] for fork in raw]
+        forks: list[list[tuple[float, dict[str, float]]]] = [[(float(v), {}) for v in fork] for fork in raw]
     elif "rawDataHistogram" in metric:
         forks = [[(_histogram_mean(it, name, fail), {}) for it in fork] for fork in _histograms(metric, name, fail)]
     else:
@@ -649,7 +651,7 @@ def _histograms(metric: dict, name: str, fail) -> list:
     return raw
 
 
-def _histogram_mean(iteration: object, name: str, fail) -> float:
+def _histogram_mean(iteration: Any, name: str, fail) -> float:
     ok = isinstance(iteration, list) and iteration and all(
         isinstance(p, list) and len(p) == 2 and all(_is_number(x) for x in p) for p in iteration)
     if not ok:

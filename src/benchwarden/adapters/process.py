@@ -27,7 +27,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable, Mapping, Sequence
+from typing import BinaryIO, Callable, Iterable, Mapping, Sequence, cast
 
 from benchwarden.errors import BuildFailed, ToolchainMissing, clip
 
@@ -192,7 +192,7 @@ class ManagedProcess:
             if item is _EOF:
                 self._at_eof = True
             else:
-                self._pending.extend(item)  # type: ignore[call-overload]
+                self._pending.extend(cast("list[str]", item))  # the reader thread puts lists of lines or _EOF
         return self._pending.popleft()
 
     def wait(self, timeout: float | None = None) -> int | None:

@@ -18,6 +18,7 @@ import resource
 import select
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from benchwarden.adapters.process import ManagedProcess
 

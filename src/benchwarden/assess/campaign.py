@@ -304,9 +304,9 @@ class Campaign:
                 self.warnings.append(problem)
                 continue
             for key in planned:
-                base = [_forks(r, key, self.suite.name) for r in runs]
-                slow = [_forks(r, key, name) for r in runs]
-                if any(x is None for x in base + slow):
+                base = [f for f in (_forks(r, key, self.suite.name) for r in runs) if f is not None]
+                slow = [f for f in (_forks(r, key, name) for r in runs) if f is not None]
+                if len(base) < len(runs) or len(slow) < len(runs):
                     self.warnings.append(f"{method}: {key} failed in a paired run; counted as not detecting")
                     continue
                 detections.append(detect(method, key, base, slow, slowdown, self.options.rule))

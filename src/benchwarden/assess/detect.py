@@ -21,9 +21,12 @@ with fewer than 2 per side there is no interval, so nothing is detected (the rep
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence, cast
 
 from benchwarden.stats import ForkData, mann_whitney, relative_change
+
+if TYPE_CHECKING:
+    from benchwarden.compare.verdict import ForkMatrix
 
 STUDY_ALPHA = 0.01
 RULES = ("study", "compare")
@@ -76,8 +79,9 @@ def compare_check(base: ForkData, slowed: ForkData, slowdown: float) -> Repetiti
     from benchwarden.compare.verdict import Verdict, judge
 
     try:
-        judgement = judge(base, slowed, change_confidence=COMPARE_CONFIDENCE, equivalence_confidence=COMPARE_CONFIDENCE,
-                          threshold=slowdown / 2.0, paired=False)
+        # the campaign's data are fork matrices (one row per fork), which is what judge reads
+        judgement = judge(cast("ForkMatrix", base), cast("ForkMatrix", slowed), change_confidence=COMPARE_CONFIDENCE,
+                          equivalence_confidence=COMPARE_CONFIDENCE, threshold=slowdown / 2.0, paired=False)
     except ValueError as exc:
         return RepetitionCheck(1.0, 0.0, False, False, (f"no evidence: {exc}",))
     slower = judgement.verdict is Verdict.SLOWER

@@ -20,7 +20,7 @@ import sys
 import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Callable, Mapping, Protocol, Sequence, cast
 
 from benchwarden.adapters.asv import WORKER_PATH, resolve_suite
 from benchwarden.adapters.jmh import artifact_path
@@ -288,9 +288,10 @@ class PythonInjector:
         """Top-level modules and packages in the suite's ``pythonpath`` dirs, except the benchmarks and tests."""
         ctx = suite.context
         bench_dir = resolve_suite(ctx).benchmark_dir
-        dirs = ctx.options.get("pythonpath") or ["."]
+        configured = ctx.options.get("pythonpath") or ["."]
+        dirs: list[str] = [configured] if isinstance(configured, str) else [str(d) for d in cast(list, configured)]
         found = set()
-        for d in ([dirs] if isinstance(dirs, str) else dirs):
+        for d in dirs:
             base = (ctx.root / d).resolve()
             for entry in sorted(base.iterdir()) if base.is_dir() else []:
                 name = entry.stem if entry.suffix == ".py" else entry.name

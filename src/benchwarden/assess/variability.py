@@ -181,8 +181,8 @@ def assess_variability(samples: Mapping[str, Sequence[ForkData | None]], n_runs:
     """
     assessed, skipped = [], []
     for key in sorted(samples):
-        runs = list(samples[key])
-        if len(runs) < n_runs or any(r is None or len(r) == 0 for r in runs):
+        runs = [r for r in samples[key] if r is not None and len(r) > 0]
+        if len(runs) < n_runs or len(runs) < len(samples[key]):
             skipped.append(key)
             continue
         assessed.append(assess_benchmark(key, runs, unstable_cv, unstable_spread, seed))

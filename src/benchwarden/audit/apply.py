@@ -190,12 +190,9 @@ def _write_validated(path: Path, text: str) -> None:
     tmp.write_text(text, encoding="utf-8")
     try:
         tomllib.loads(text)
-        try:
-            from benchwarden.config import load_config
-        except ImportError:  # pragma: no cover
-            load_config = None
-        if load_config is not None:
-            load_config(tmp)
+        from benchwarden.config import load_config
+
+        load_config(tmp)
         os.replace(tmp, path)
     except (tomllib.TOMLDecodeError, ConfigError) as exc:
         raise ConfigError(f"the derived suite table would make the file invalid, not changed: {exc}",

@@ -478,9 +478,9 @@ def _gradle_java_target(code: str) -> str | None:
         if key in found and normalise_java_version(found[key]):
             return normalise_java_version(found[key])
     for pattern in (_RELEASE, _LANG_VERSION, _TOOLCHAIN):
-        m = pattern.search(code)
-        if m:
-            return normalise_java_version(m.group(1))
+        found_version = pattern.search(code)
+        if found_version:
+            return normalise_java_version(found_version.group(1))
     return None
 
 

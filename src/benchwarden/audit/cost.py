@@ -130,7 +130,7 @@ def effective_shape(config: BenchmarkConfig, defaults: JmhDefaults, mode: str) -
     """The project's configuration: explicit settings, JMH's defaults (for ``mode``) for the rest."""
     single = mode == "SingleShotTime"
 
-    def pick(setting, default):  # type: ignore[no-untyped-def]
+    def pick(setting, default):
         return setting.value if setting is not None else default
 
     return RunShape(

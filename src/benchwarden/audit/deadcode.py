@@ -164,7 +164,7 @@ class _Purity:
     def _local_method_pure(self, name: str) -> bool:
         """Whether every method of the class named ``name`` (all overloads) is free of side effects."""
         declarations = self.methods.get(name)
-        return bool(declarations) and all(self._pure_method(m) for m in declarations)  # type: ignore[arg-type]
+        return bool(declarations) and all(self._pure_method(m) for m in declarations or ())
 
     def _pure_method(self, method: Node) -> bool:
         """A method of the class whose call yields a value without side effects: it returns something (a call
@@ -260,8 +260,9 @@ class _Purity:
         if obj.type == "method_invocation":
             name = obj.child_by_field_name("name")
             if name is not None and self._pure_call(obj) and text(name) in _STRING_TO_STRING | {"valueOf"}:
-                inner = self._receiver_type(obj.child_by_field_name("object"))  # type: ignore[arg-type]
-                if inner in (("instance", "String"), ("static", "String")):
+                receiver = obj.child_by_field_name("object")
+                receiver_type = self._receiver_type(receiver) if receiver is not None else None
+                if receiver_type in (("instance", "String"), ("static", "String")):
                     return "instance", "String"
             return None
         written = text(obj)

@@ -78,7 +78,7 @@ def month_starts(first: int, last: int) -> list[int]:
     """Epoch seconds of every 1st-of-month 00:00 UTC strictly after ``first`` and not after ``last``."""
     start = dt.datetime.fromtimestamp(first, dt.timezone.utc)
     year, month = start.year, start.month
-    out = []
+    out: list[int] = []
     while True:
         month += 1
         if month > 12:
@@ -139,7 +139,7 @@ def repo_root(path: Path) -> tuple[Path, str]:
 
 def signature(config: BenchmarkConfig) -> dict[str, object]:
     """The explicit configuration of a benchmark, as compared across commits (None = not set)."""
-    def v(s):  # type: ignore[no-untyped-def]
+    def v(s):
         return None if s is None else s.value
     return {"forks": v(config.forks), "warmup_forks": v(config.warmup_forks),
             "warmup_iterations": v(config.warmup_iterations), "warmup_time_s": v(config.warmup_time_s),

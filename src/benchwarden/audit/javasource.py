@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, replace
-from typing import Iterator, Mapping, Union
+from typing import Iterator, Mapping, TypeGuard, Union
 
 import tree_sitter_java
 from tree_sitter import Language, Node, Parser
@@ -324,8 +324,9 @@ class _FileReader:
             members = list(body.children)
             if kind == "enum":
                 for c in body.children:
-                    if c.type == "enum_constant" and c.child_by_field_name("name") is not None:
-                        enum_constants.append(_text(c.child_by_field_name("name")))
+                    constant = c.child_by_field_name("name") if c.type == "enum_constant" else None
+                    if constant is not None:
+                        enum_constants.append(_text(constant))
                     if c.type == "enum_body_declarations":
                         members.extend(c.children)
         self._add_class(node, name_node, kind, superclass, members, enum_constants, outer, depth)
@@ -450,7 +451,8 @@ def _walk(node: Node) -> Iterator[Node]:
     visited_children = False
     while True:
         if not visited_children:
-            yield cursor.node
+            if cursor.node is not None:
+                yield cursor.node
             if cursor.goto_first_child():
                 continue
         if cursor.goto_next_sibling():
@@ -723,7 +725,7 @@ def _too_deep(v: object) -> bool:
     return isinstance(v, Unresolved) and v.text.endswith(_TOO_DEEP)
 
 
-def _number(v: object) -> bool:
+def _number(v: object) -> TypeGuard[int | float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 

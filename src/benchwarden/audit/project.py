@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from benchwarden.audit.buildfile import BuildInfo, read_build_files
 from benchwarden.audit.cost import BenchmarkCost, SuiteCost, benchmark_cost, suite_cost
@@ -22,6 +22,9 @@ from benchwarden.audit.javasource import PROJECT, CommentedBenchmark, Diagnostic
 from benchwarden.audit.resolve import BenchmarkConfig, ClassIndex, discover_benchmarks
 from benchwarden.audit.sourcetree import DirectoryTree, SourceTree
 from benchwarden.errors import BenchwardenError
+
+if TYPE_CHECKING:  # history imports this module
+    from benchwarden.audit.history import HistoryReport
 
 #: Files that mention this are parsed eagerly; other .java files only when a type name points at them.
 JMH_MARKER = b"org.openjdk.jmh"
@@ -45,7 +48,7 @@ class AuditReport:
     diagnostics: tuple[Diagnostic, ...]
     files_parsed: int
     commented: tuple[CommentedBenchmark, ...] = ()
-    history: object | None = None  # history.HistoryReport when --history was given
+    history: HistoryReport | None = None  # when --history was given
 
     @property
     def jmh_versions(self) -> tuple[str, ...]:
@@ -183,10 +186,10 @@ def _compile_filter(name_filter: str | None) -> re.Pattern[str] | None:
         raise BenchwardenError(f"--filter: invalid regular expression {name_filter!r}: {exc}") from None
 
 
-def audit_project(root: Path, **kwargs) -> AuditReport:  # type: ignore[no-untyped-def]
+def audit_project(root: Path, **kwargs: Any) -> AuditReport:
     """Audit the project in directory ``root`` (see :func:`audit_tree` for the options)."""
     return audit_tree(DirectoryTree(root), str(root), **kwargs)
 
 
-def with_history(report: AuditReport, history: object, findings: list[Finding]) -> AuditReport:
+def with_history(report: AuditReport, history: HistoryReport, findings: list[Finding]) -> AuditReport:
     return replace(report, history=history, findings=tuple(sort_findings([*report.findings, *findings])))

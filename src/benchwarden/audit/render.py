@@ -55,7 +55,7 @@ def _secs(seconds: float) -> str:
     return f"{seconds:g}s"
 
 
-def _config_text(shape: RunShape, c) -> str:  # type: ignore[no-untyped-def]
+def _config_text(shape: RunShape, c) -> str:
     """``forks x (warmup + measurement)``, defaults marked: ``1 x (5*x10s* + 5x100ms)``."""
     warm = f"{_mark(c.warmup_iterations, str(shape.warmup_iterations))}x{_mark(c.warmup_time_s, _secs(shape.warmup_time_s))}"
     meas = (f"{_mark(c.measurement_iterations, str(shape.measurement_iterations))}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -50,7 +50,7 @@ def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, 
     from benchwarden.store import open_store
 
     config = load_config(inv.config_path)
-    settings = config.section("assess", AssessSettings)
+    settings = cast(AssessSettings, config.section("assess", AssessSettings))
     suites = _assessable(config, inv.suite)
     log = (lambda message: None) if (quiet or inv.json) else \
         (lambda message: inv.err_console.print(f"assess: {rich_text(message)}", highlight=False))

@@ -153,8 +153,8 @@ def common_options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., 
             ctx = click.get_current_context()
             streams = ctx.obj or {}
             inv = Invocation(config_path=config_path, suite=suite, filter=filter_, store_url=store_url,
-                             json=as_json, stdout=streams.get("stdout", sys.stdout),
-                             stderr=streams.get("stderr", sys.stderr))
+                             json=as_json, stdout=streams.get("stdout") or sys.stdout,
+                             stderr=streams.get("stderr") or sys.stderr)
             return func(*args, inv=inv, **kwargs)
 
         for name in reversed([n for n in _COMMON if n in names]):

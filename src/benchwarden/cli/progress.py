@@ -26,7 +26,7 @@ from rich.text import Text
 from benchwarden.compare.result import BenchmarkComparison, Look
 from benchwarden.compare.schedule import CompareListener
 from benchwarden.compare.sequential import SequentialDesign
-from benchwarden.model import ForkResult, ForkStatus, Phase, StopDecision
+from benchwarden.model import Benchmark, BenchmarkResult, ForkResult, ForkStatus, IterationResult, Phase, StopDecision
 from benchwarden.report.comparison_table import fmt_interval, fmt_mde, fmt_p, fmt_ratio
 from benchwarden.report.escaping import visible
 from benchwarden.report.names import shorten
@@ -35,20 +35,12 @@ from benchwarden.runner.progress import ProgressListener
 from benchwarden.units import format_duration, from_ns_per_op
 
 
-def run_progress(console: Console, quiet: bool = False) -> "RunProgress | ProgressListener":
+def run_progress(console: Console, quiet: bool = False) -> RunProgress:
     """The progress listener for ``console`` (stderr): a live line in a terminal, fork lines elsewhere, nothing
     with ``quiet``. Use it as a context manager (the live line needs starting and stopping)."""
     if quiet:
-        return _Silent()
+        return _Silent(console)
     return LiveLine(console) if console.is_terminal else ForkLines(console)
-
-
-class _Silent(ProgressListener):
-    def __enter__(self) -> "_Silent":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 class RunProgress(ProgressListener):
@@ -86,35 +78,49 @@ class RunProgress(ProgressListener):
     def counter(self) -> str:
         return f"[{self.index}/{self.total}]" if self.total else ""
 
-    def run_started(self, run_id, total_benchmarks, budget_s):  # type: ignore[override]
+    def run_started(self, run_id: int, total_benchmarks: int, budget_s: float) -> None:
         self.run_id, self.total = run_id, total_benchmarks
         self.budget_s, self.budget_at = budget_s, self.clock()
 
-    def benchmark_started(self, benchmark, index, total, forks_max):  # type: ignore[override]
+    def benchmark_started(self, benchmark: Benchmark, index: int, total: int, forks_max: int) -> None:
         self.index, self.total, self.name = index, total, visible(str(benchmark.id))
         self.fork, self.forks_max, self.phase, self.iteration = 0, forks_max, "", 0
 
-    def fork_started(self, benchmark, fork_index, forks_max):  # type: ignore[override]
+    def fork_started(self, benchmark: Benchmark, fork_index: int, forks_max: int) -> None:
         self.fork, self.forks_max, self.phase, self.iteration = fork_index, forks_max, "", 0
 
-    def iteration_done(self, benchmark, fork_index, phase, number, result):  # type: ignore[override]
+    def iteration_done(self, benchmark: Benchmark, fork_index: int, phase: Phase, number: int,
+                       result: IterationResult) -> None:
         self.phase, self.iteration = ("warmup" if phase is Phase.WARMUP else "measure"), number
 
     # -- lines common to both renderings -----------------------------------------------------------
 
-    def suite_failed(self, suite, error):  # type: ignore[override]
+    def suite_failed(self, suite: str, error: Exception) -> None:
         self.console.print(Text(visible(f"✗ suite {suite} skipped: {error}", keep_newlines=True), style="red"))
 
-    def fork_finished(self, benchmark, fork):  # type: ignore[override]
+    def fork_finished(self, benchmark: Benchmark, fork: ForkResult) -> None:
         if fork.status is ForkStatus.FAILED:
             first = (fork.message or "failed").splitlines()[0] if fork.message else "failed"
             self.console.print(Text(visible(f"✗ {benchmark.id} fork {fork.index}: {first}"), style="red"))
 
-    def benchmark_finished(self, result, remaining_budget_s):  # type: ignore[override]
+    def benchmark_finished(self, result: BenchmarkResult, remaining_budget_s: float) -> None:
         self.budget_s, self.budget_at = remaining_budget_s, self.clock()
         for d in result.fork_decisions:
             if d.warning:
                 self.console.print(Text(visible(f"! {result.benchmark.id}: {d.warning}"), style="yellow"))
+
+
+class _Silent(RunProgress):
+    """``--quiet``: keeps the state, prints nothing."""
+
+    def suite_failed(self, suite: str, error: Exception) -> None:
+        return None
+
+    def fork_finished(self, benchmark: Benchmark, fork: ForkResult) -> None:
+        return None
+
+    def benchmark_finished(self, result: BenchmarkResult, remaining_budget_s: float) -> None:
+        self.budget_s, self.budget_at = remaining_budget_s, self.clock()
 
 
 class LiveLine(RunProgress):
@@ -155,12 +161,12 @@ class LiveLine(RunProgress):
 class ForkLines(RunProgress):
     """Not a terminal (CI logs, pipes): one line per finished fork, nothing redrawn."""
 
-    def run_started(self, run_id, total_benchmarks, budget_s):  # type: ignore[override]
+    def run_started(self, run_id: int, total_benchmarks: int, budget_s: float) -> None:
         super().run_started(run_id, total_benchmarks, budget_s)
         self.console.print(Text(f"run {run_id}: {total_benchmarks} benchmark(s); at most "
                                 f"{format_duration(budget_s)} if every bound is reached"), soft_wrap=True)
 
-    def fork_finished(self, benchmark, fork):  # type: ignore[override]
+    def fork_finished(self, benchmark: Benchmark, fork: ForkResult) -> None:
         if fork.status is ForkStatus.FAILED:
             super().fork_finished(benchmark, fork)
             return

@@ -42,7 +42,7 @@ def _range(ctx, param, value):
     return pair
 
 
-def _thresholds(ctx, param, values):
+def _thresholds(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, list[float]]:
     found: dict[str, list[float]] = {}
     for text in values:
         name, sep, numbers = text.partition("=")

@@ -9,7 +9,7 @@ deterministic: no resampling).
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from typing import Any, Sequence
 
 from benchwarden.compare.metrics import judge_metrics, primary_count_verdict
 from benchwarden.compare.result import BenchmarkComparison, Look
@@ -65,7 +65,7 @@ def stop_decision(look: Look, design: SequentialDesign) -> StopDecision:
     reason = f"settled-{look.verdict.value}" if settled else ("maximum-reached" if final else "not-settled")
     warning = None if settled or not final else \
         f"not settled within {design.max_pairs} fork pairs: the verdict is inconclusive"
-    values = {"ratio": look.ratio, "low": look.low, "high": look.high, "confidence": look.confidence,
+    values: dict[str, Any] = {"ratio": look.ratio,  # None where a look computed no such figure "low": look.low, "high": look.high, "confidence": look.confidence,
               "equivalence_confidence": look.equivalence_confidence,
               "equivalence_low": look.equivalence_low, "equivalence_high": look.equivalence_high,
               "p_value": look.p_value, "threshold": look.threshold, "mde": look.mde}
@@ -85,10 +85,11 @@ def compare_forks(benchmark: Benchmark, base_forks: Sequence[ForkResult], candid
     base = complete_matrix(base_forks)
     candidate = complete_matrix(candidate_forks)
     time_s = sum(f.duration_s for f in (*base_forks, *candidate_forks))
-    common = dict(suite=benchmark.id.suite, key=key, mode=benchmark.mode, unit=benchmark.unit,
-                  direction=benchmark.direction, min_change=settings.min_change_for(key), time_s=time_s,
-                  base_ns=tuple(tuple(f) for f in base), candidate_ns=tuple(tuple(f) for f in candidate),
-                  looks=tuple(looks), order=tuple(order), message=message, paired=paired, metric=benchmark.metric)
+    common: dict[str, Any] = dict(
+        suite=benchmark.id.suite, key=key, mode=benchmark.mode, unit=benchmark.unit,
+        direction=benchmark.direction, min_change=settings.min_change_for(key), time_s=time_s,
+        base_ns=tuple(tuple(f) for f in base), candidate_ns=tuple(tuple(f) for f in candidate),
+        looks=tuple(looks), order=tuple(order), message=message, paired=paired, metric=benchmark.metric)
     if skipped:
         return BenchmarkComparison(verdict=Verdict.SKIPPED, **common)
     if error:

@@ -9,7 +9,7 @@ change in the benchmark's own unit (e.g. ops/s) for people reading JMH throughpu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping
 
 from benchwarden.compare.metrics import MetricComparison, MetricVerdict
 from benchwarden.compare.verdict import Verdict
@@ -161,7 +161,7 @@ class Comparison:
     source: str  # "revisions" | "variants" | "artifacts" | "runs"
     base: SideInfo
     candidate: SideInfo
-    design: Mapping[str, object]
+    design: Mapping[str, Any]  # JSON-like: numbers, strings, flags (SequentialDesign.to_dict and extras)
     benchmarks: tuple[BenchmarkComparison, ...] = ()
     unmatched: tuple[tuple[str, str], ...] = ()
     failed_suites: Mapping[str, str] = field(default_factory=dict)

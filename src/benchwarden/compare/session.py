@@ -63,7 +63,7 @@ def run_comparison(sources: Sources, store, options: SessionOptions = SessionOpt
         failed = any(r.verdict is Verdict.ERROR for r in results)
         for run_id in run_ids:
             store.finish_run(run_id, RunStatus.FAILED if failed else RunStatus.COMPLETE)
-        return results, run_ids  # type: ignore[return-value]
+        return results, (run_ids[0], run_ids[1])
 
     results, run_ids = session(pairing.matched, "", seed)
     machine_time_s = sum(r.time_s for r in results)

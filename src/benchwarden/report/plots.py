@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import matplotlib
 from matplotlib import ticker
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 BASE_COLOR = "#4c72b0"
 CANDIDATE_COLOR = "#dd8452"
@@ -26,7 +29,7 @@ VERDICT_COLORS = {"slower": "#c0392b", "faster": "#27864a", "unchanged": "#55555
 # matplotlib 3.10 replaced boxplot(vert=False) by orientation="horizontal"
 _HORIZONTAL = {"orientation": "horizontal"} if tuple(int(p) for p in matplotlib.__version__.split(".")[:2]) >= (3, 10) \
     else {"vert": False}
-PLOT_STYLE = {"svg.fonttype": "path", "svg.hashsalt": "benchwarden", "text.parse_math": False, "font.size": 9,
+PLOT_STYLE: dict[RcKeyType, Any] = {"svg.fonttype": "path", "svg.hashsalt": "benchwarden", "text.parse_math": False, "font.size": 9,
        "axes.spines.top": False, "axes.spines.right": False}
 
 
@@ -101,6 +104,6 @@ def fork_means_plot(base: Sequence[float], candidate: Sequence[float], unit: str
                 linewidth=1)
         ax.set_xlabel("fork pair")
         ax.set_ylabel(f"fork mean ({unit})")
-        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.xaxis.set_major_locator(ticker.MaxNLocator(nbins="auto", steps=[1, 2, 2.5, 5, 10], integer=True))  # AutoLocator's
         ax.legend(frameon=False, fontsize=8)
         return figure_to_svg(fig)

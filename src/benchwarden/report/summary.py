@@ -11,7 +11,7 @@ throughput units the conversion is monotone decreasing, so the bounds swap.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -51,8 +51,8 @@ class BenchmarkSummary:
     def ci(self) -> tuple[float, float] | None:
         if self.ci_low_ns is None or self.ci_high_ns is None:
             return None
-        a, b = self.display(self.ci_low_ns), self.display(self.ci_high_ns)
-        return (min(a, b), max(a, b))  # type: ignore[type-var]
+        a, b = from_ns_per_op(self.ci_low_ns, self.unit), from_ns_per_op(self.ci_high_ns, self.unit)
+        return (min(a, b), max(a, b))
 
     def to_json(self) -> dict:
         ci = self.ci
@@ -70,7 +70,7 @@ def summarize_benchmark(result: BenchmarkResult, confidence: float = 0.99, n_res
     complete = [f for f in result.forks if f.status is ForkStatus.COMPLETE]
     matrix = [list(f.measurement_ns) for f in complete if f.measurement]
     b = result.benchmark
-    base = dict(
+    base = BenchmarkSummary(
         key=b.id.key, suite=b.id.suite, mode=b.mode, unit=b.unit, status=result.status.value,
         forks=len(complete), forks_failed=len(result.forks) - len(complete),
         warmup_iterations=sum(len(f.warmup) for f in complete),
@@ -78,10 +78,12 @@ def summarize_benchmark(result: BenchmarkResult, confidence: float = 0.99, n_res
         time_s=sum(f.duration_s for f in result.forks), confidence=confidence, message=result.message,
     )
     if not matrix:
-        return BenchmarkSummary(**base)
+        return base
     flat = np.concatenate([np.asarray(m, dtype=float) for m in matrix])
     warnings: list[str] = []
-    ci_low = ci_high = cv = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    cv: float | None = None
     try:
         interval = stats.ci_mean(matrix, confidence=confidence, n_resamples=n_resamples, seed=seed)
     except ValueError as exc:
@@ -96,8 +98,8 @@ def summarize_benchmark(result: BenchmarkResult, confidence: float = 0.99, n_res
             cv = float(stats.cv(flat))
         except ValueError as exc:
             warnings.append(f"CV n/a: {exc}")
-    return BenchmarkSummary(**base, mean_ns=float(flat.mean()), ci_low_ns=ci_low, ci_high_ns=ci_high, cv=cv,
-                            warnings=tuple(warnings))
+    return replace(base, mean_ns=float(flat.mean()), ci_low_ns=ci_low, ci_high_ns=ci_high, cv=cv,
+                   warnings=tuple(warnings))
 
 
 def summarize_run(run: RunData, confidence: float = 0.99, seed: int = 0) -> list[BenchmarkSummary]:

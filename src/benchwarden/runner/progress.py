@@ -40,23 +40,23 @@ class RecordingListener(ProgressListener):
     def __init__(self) -> None:
         self.events: list[tuple] = []
 
-    def run_started(self, run_id, total_benchmarks, budget_s):  # type: ignore[override]
+    def run_started(self, run_id, total_benchmarks, budget_s):
         self.events.append(("run_started", run_id, total_benchmarks))
 
-    def suite_failed(self, suite, error):  # type: ignore[override]
+    def suite_failed(self, suite, error):
         self.events.append(("suite_failed", suite, str(error)))
 
-    def benchmark_started(self, benchmark, index, total, forks_max):  # type: ignore[override]
+    def benchmark_started(self, benchmark, index, total, forks_max):
         self.events.append(("benchmark_started", benchmark.id.key, index, total))
 
-    def fork_started(self, benchmark, fork_index, forks_max):  # type: ignore[override]
+    def fork_started(self, benchmark, fork_index, forks_max):
         self.events.append(("fork_started", benchmark.id.key, fork_index))
 
-    def iteration_done(self, benchmark, fork_index, phase, number, result):  # type: ignore[override]
+    def iteration_done(self, benchmark, fork_index, phase, number, result):
         self.events.append(("iteration", benchmark.id.key, fork_index, phase.value, number))
 
-    def fork_finished(self, benchmark, fork):  # type: ignore[override]
+    def fork_finished(self, benchmark, fork):
         self.events.append(("fork_finished", benchmark.id.key, fork.index, fork.status.value))
 
-    def benchmark_finished(self, result, remaining_budget_s):  # type: ignore[override]
+    def benchmark_finished(self, result, remaining_budget_s):
         self.events.append(("benchmark_finished", result.benchmark.id.key, result.status.value))

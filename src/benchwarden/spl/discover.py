@@ -43,7 +43,7 @@ def find_spl_files(root: Path, patterns: Sequence[str] | None = None) -> list[Pa
                 raise ConfigError(f"no file matches {pattern!r} (relative to {root})", key="check.files")
             found.extend(m for m in matches if m not in found)
         return found
-    out = []
+    out: list[Path] = []
     for directory, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
         out.extend(Path(directory) / f for f in sorted(files) if f.endswith(".spl"))

@@ -55,7 +55,8 @@ class Catalog(Protocol):
     raise BenchwardenError when a revision cannot be checked out or built.
     """
 
-    suites: Sequence[str]
+    @property
+    def suites(self) -> Sequence[str]: ...
 
     def listing(self, revision: str | None) -> Sequence[BenchmarkId]: ...
 

@@ -63,7 +63,7 @@ def as_forks(data: ForkData, name: str = "forks") -> tuple[np.ndarray, ...]:
         raise ValueError(f"{name}: expected a 1-D or 2-D array, got {data.ndim}-D")
     else:
         try:
-            rows = list(data)  # type: ignore[arg-type]
+            rows = list(data)
         except TypeError:
             raise ValueError(f"{name}: expected a sequence of forks, got {type(data).__name__}") from None
     if not rows:

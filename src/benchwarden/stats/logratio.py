@@ -281,10 +281,10 @@ def rank_p(y_base: np.ndarray, y_cand: np.ndarray, *, paired: bool, drop_base: n
         if simple.any():
             p[simple] = np.atleast_1d(stats.wilcoxon(d[simple], axis=-1, method="exact").pvalue)
             smallest[simple] = min(1.0, 2.0 / 2.0 ** d.shape[-1])
-        for i in np.flatnonzero(~simple):
-            row = d[i][flat_kb[i]]
-            p[i] = signed_rank_p(row)
-            smallest[i] = smallest_signed_rank_p(int(np.count_nonzero(row)))
+        for j in np.flatnonzero(~simple):
+            row = d[j][flat_kb[j]]
+            p[j] = signed_rank_p(row)
+            smallest[j] = smallest_signed_rank_p(int(np.count_nonzero(row)))
         return p.reshape(shape), smallest.reshape(shape)
     for i in range(flat_b.shape[0]):
         b, c = flat_b[i][flat_kb[i]], flat_c[i][flat_kc[i]]

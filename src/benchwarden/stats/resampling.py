@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -229,12 +230,12 @@ def as_runs(data: Sequence[ForkData], name: str = "runs") -> tuple[tuple[np.ndar
 
 def top_level_banks(
     data: ForkData | Sequence[ForkData], levels: int, bank_size: int, rng: np.random.Generator, name: str
-) -> np.ndarray:
+) -> Banks:
     """Banks of the units the outermost level resamples: forks (``levels=2``) or runs (``levels=3``)."""
     if levels == 2:
-        return fork_banks(as_forks(data, name), bank_size, rng)  # type: ignore[arg-type]
+        return fork_banks(as_forks(cast(ForkData, data), name), bank_size, rng)
     if levels == 3:
-        return _run_banks(as_runs(data, name), bank_size, rng)  # type: ignore[arg-type]
+        return _run_banks(as_runs(cast("Sequence[ForkData]", data), name), bank_size, rng)
     raise ValueError(f"levels must be 2 (forks, iterations) or 3 (runs, forks, iterations), got {levels!r}")
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
+from enum import Enum
 from typing import Any, Mapping, Sequence
 
 from benchwarden.model import (
@@ -177,7 +178,7 @@ class _Row:
         except ValueError as exc:
             raise self.corrupt(column, str(exc)) from None
 
-    def enum(self, column: str, enum: type) -> Any:
+    def enum(self, column: str, enum: type[Enum]) -> Any:
         value = getattr(self.row, column)
         try:
             return enum(value)

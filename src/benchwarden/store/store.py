@@ -141,7 +141,7 @@ class Store:
                 position = conn.execute(sa.select(sa.func.count()).select_from(benchmarks)
                                         .where(benchmarks.c.run_id == run_id)).scalar_one()
                 row = rows.benchmark_row(run_id, position, benchmark, None, None, ())
-                found = conn.execute(benchmarks.insert().values(row)).inserted_primary_key[0]
+                found = _inserted_id(conn.execute(benchmarks.insert().values(row)))
             self._benchmark_rows[(run_id, bid.suite, bid.key)] = int(found)
 
     def save_fork(self, run_id: int, benchmark_id: BenchmarkId, fork: ForkResult) -> None:
@@ -158,7 +158,7 @@ class Store:
             conn.execute(fork_processes.delete().where(fork_processes.c.run_id == run_id,
                                                       fork_processes.c.benchmark == str(benchmark_id),
                                                       fork_processes.c.fork_index == fork.index))
-            fork_id = conn.execute(forks.insert().values(rows.fork_row(row_id, fork))).inserted_primary_key[0]
+            fork_id = _inserted_id(conn.execute(forks.insert().values(rows.fork_row(row_id, fork))))
             it_rows = rows.iteration_rows(fork_id, fork)
             if it_rows:
                 conn.execute(iterations.insert(), it_rows)
@@ -324,7 +324,7 @@ class Store:
             "tool_version": meta.tool_version, "commit": meta.commit, "dirty": meta.dirty,
             "machine": dict(meta.machine), "toolchain": dict(meta.toolchain), "config": dict(meta.config),
         }
-        return int(conn.execute(runs.insert().values(row)).inserted_primary_key[0])
+        return _inserted_id(conn.execute(runs.insert().values(row)))
 
     def _require_run(self, conn: Connection, run_id: int) -> None:
         if conn.execute(sa.select(runs.c.id).where(runs.c.id == run_id)).scalar() is None:
@@ -364,3 +364,11 @@ def _insert_returning_ids(conn: Connection, table: sa.Table, values: list[dict[s
         return []
     result = conn.execute(table.insert().returning(table.c.id, sort_by_parameter_order=True), values)
     return [int(r[0]) for r in result]
+
+
+def _inserted_id(result: sa.CursorResult[Any]) -> int:
+    """The primary key of the one row an INSERT just wrote."""
+    key = result.inserted_primary_key
+    if key is None:  # only for executemany, which these single-row inserts never are
+        raise StoreError("the database returned no id for an inserted row")
+    return int(key[0])
