@@ -65,7 +65,8 @@ def stop_decision(look: Look, design: SequentialDesign) -> StopDecision:
     reason = f"settled-{look.verdict.value}" if settled else ("maximum-reached" if final else "not-settled")
     warning = None if settled or not final else \
         f"not settled within {design.max_pairs} fork pairs: the verdict is inconclusive"
-    values: dict[str, Any] = {"ratio": look.ratio,  # None where a look computed no such figure "low": look.low, "high": look.high, "confidence": look.confidence,
+    # None where a look computed no such figure
+    values: dict[str, Any] = {"ratio": look.ratio, "low": look.low, "high": look.high, "confidence": look.confidence,
               "equivalence_confidence": look.equivalence_confidence,
               "equivalence_low": look.equivalence_low, "equivalence_high": look.equivalence_high,
               "p_value": look.p_value, "threshold": look.threshold, "mde": look.mde}

@@ -25,7 +25,7 @@ _SEPARATORS = ":./"
 _SUITE = re.compile(r"[A-Za-z0-9_.-]+")  # config.py's rule for suite names
 
 
-def common_prefix(names: Sequence[str], min_saving: int = 4) -> str:
+def common_prefix(names: Sequence[str], min_saving: int = 3) -> str:
     """The longest prefix ending at a separator that every name has and that leaves every name non-empty.
 
     Empty when fewer than two names, or when the prefix would save fewer than ``min_saving`` cells.
@@ -56,7 +56,7 @@ def shorten(name: str, width: int) -> str:
             return candidate
         if bracket and cell_len(base) + 3 <= width:
             return base + "[" + _middle_ellipsis(params[:-1] if params.endswith("]") else params,
-                                                 width - cell_len(base) - 2, tail_share=0.0) + "]"
+                                                 width - cell_len(base) - 2, tail_share=0.5) + "]"
     return _middle_ellipsis(_last_two_segments(abbreviated), width)
 
 

@@ -15,8 +15,8 @@ JMH = "jmh:org.openjdk.jmh.benchmarks.CoreStabilityBench.test[param=1,size=1000]
 @pytest.mark.parametrize("width, expected", [
     (200, JMH),
     (60, "jmh:o.o.j.b.CoreStabilityBench.test[param=1,size=1000]"),
-    (40, "jmh:o.o.j.b.CoreStabilityBench.test[pa…]"),
-    (30, "CoreStabilityBench.test[para…]"),
+    (40, "jmh:o.o.j.b.CoreStabilityBench.test[p…0]"),
+    (30, "CoreStabilityBench.test[pa…00]"),
     (20, "CoreSta…1,size=1000]"),
 ])
 def test_jmh_names_lose_packages_then_parameters_then_the_middle(width, expected):
