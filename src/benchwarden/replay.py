@@ -36,7 +36,7 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence, cast
 
 import numpy as np
 
@@ -46,6 +46,9 @@ from benchwarden.model import BenchmarkResult, ForkStatus, RunData, StopDecision
 from benchwarden.runner.dynamic import DynamicPolicy
 from benchwarden.runner.labels import ForkLabels, last_warmup_checkpoint
 from benchwarden.runner.policy import Bounds, StaticPolicy, StopPolicy
+
+if TYPE_CHECKING:
+    from benchwarden.stats.forks import ForkData
 
 #: the study's dynamic bounds ⟨wi_min, wi_max, mi, f_min, f_max⟩ (seed-002 §5.4)
 STUDY_BOUNDS = Bounds(warmup_min=5, warmup_max=50, iterations=10, forks_min=2, forks_max=5)
@@ -395,7 +398,8 @@ def replay_benchmark(key: str, series: Sequence[np.ndarray], config: ReplayConfi
     if any(m.size == 0 for m in base):
         raise ValueError(f"the baseline drops {baseline.warmup} iterations per fork, but a fork has no more")
     if aa.method == "log-t":
-        interval = stats.ci_ratio_log_t(base, list(sim.measurement), confidence=aa.confidence)
+        interval = stats.ci_ratio_log_t(cast("ForkData", base), cast("ForkData", list(sim.measurement)),
+                                        confidence=aa.confidence)
     else:
         interval = stats.ci_ratio_of_means(base, list(sim.measurement), confidence=aa.confidence,
                                            n_resamples=aa.resamples, seed=rng if rng is not None else aa.seed,

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from functools import partial
 from typing import Mapping, Protocol, Sequence
 
 import numpy as np
@@ -152,9 +153,9 @@ class WindowTrack:
     def update(self, data: Sequence[float] | Sequence[Sequence[float]]) -> WindowState:
         """Extend the memo to ``data`` (all units so far) and judge the window ending at the last unit."""
         if self.level == "warmup":
-            units = [np.asarray([v], dtype=float) for v in data]  # type: ignore[arg-type]
+            units = [np.asarray([v], dtype=float) for v in data]
         else:
-            units = [np.asarray(f, dtype=float) for f in data]  # type: ignore[arg-type]
+            units = [np.asarray(f, dtype=float) for f in data]
         keep = self._known_prefix(units)
         if keep < len(self._units):
             self._units, self._values = self._units[:keep], self._values[:keep]
@@ -170,12 +171,12 @@ class WindowTrack:
         recent = self._values[-self.window:] if self._values else []
         defined = [v for v in recent if v is not None]
         latest = self._values[-1] if self._values else None
-        base = dict(criterion=self.criterion.name, kind=self.criterion.kind, threshold=self.threshold, latest=latest,
-                    values_needed=self.window, values_available=len(defined))
+        state = partial(WindowState, criterion=self.criterion.name, kind=self.criterion.kind, threshold=self.threshold,
+                        latest=latest, values_needed=self.window, values_available=len(defined))
         if len(recent) < self.window or len(defined) < self.window:
-            return WindowState(**base, statistic=None, stable=None)
+            return state(statistic=None, stable=None)
         statistic, stable = is_stable(self.criterion.kind, np.asarray(defined, dtype=float), self.threshold)
-        return WindowState(**base, statistic=statistic, stable=stable)
+        return state(statistic=statistic, stable=stable)
 
 
 @dataclass(frozen=True)
