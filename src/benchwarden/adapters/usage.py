@@ -18,7 +18,6 @@ import resource
 import select
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from benchwarden.adapters.process import ManagedProcess
 
