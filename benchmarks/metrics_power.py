@@ -75,6 +75,7 @@ VARIANTS = {"base": {}, "base2": {}, "small": {"WORDSTAT_SLOW": "small"}, "mediu
             "alloc": {"WORDSTAT_COPY": "1"}}
 CANDIDATES = ("base2", "small", "medium", "alloc")
 LANGUAGES = {
+    "jmh": ("jmh", "wordstat.bench.TokenizeBench.tokenize[size=1000]", {"profilers": ["gc"]}),
     "go": ("go", "BenchmarkTokenize[size=1000]", {"packages": ["./..."]}),
     "python": ("python", "bench_wordstat.Tokenize.time_tokenize[size=1000]",
                {"benchmarks": "benchmarks", "pythonpath": ["."], "trace_memory": True}),
@@ -111,7 +112,14 @@ def _fork_values(fork) -> dict:
 def _planned(language: str, metric: str, env: dict, iterations: int, iteration_time_s: float,
              warmup: int) -> PlannedBenchmark:
     folder, key, options = LANGUAGES[language]
-    ctx = SuiteContext(name="wordstat", kind=folder, root=REPO / "examples" / folder, env=env, options=options)
+    jvm_args: tuple[str, ...] = ()
+    if folder == "jmh":  # a private JMH lock (other JMH runs on the machine) and the example's fixed heap
+        options = {**options, "java": str(_private_java())}
+        jvm_args = ("-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch")
+        if "WORDSTAT_SLOW" in env:
+            jvm_args += (f"-Dwordstat.slow={env['WORDSTAT_SLOW']}",)
+    ctx = SuiteContext(name="wordstat", kind=folder, root=REPO / "examples" / folder, env=env, options=options,
+                       artifact="target/benchmarks.jar", jvm_args=jvm_args)
     settings = RunSettings(iteration_time_s=iteration_time_s, warmup_min=warmup, warmup_max=warmup,
                            iterations=iterations, forks_min=1, forks_max=1, stop="static", metric=metric)
     adapter = get_adapter(folder)
@@ -120,19 +128,33 @@ def _planned(language: str, metric: str, env: dict, iterations: int, iteration_t
     return PlannedBenchmark(Suite(ctx, settings), adapter, with_metric(bench, metric))
 
 
+def _private_java() -> Path:
+    lock_dir = Path(tempfile.gettempdir()) / "metrics-power-jmh"
+    lock_dir.mkdir(exist_ok=True)
+    wrapper = lock_dir / "java"
+    wrapper.write_text(f'#!/bin/sh\nexec "{shutil.which("java")}" "-Djava.io.tmpdir={lock_dir}" "$@"\n')
+    wrapper.chmod(0o755)
+    return wrapper
+
+
 def measure(languages: list[str], rounds: int, count_rounds: int, seed: int, log) -> tuple[Pools, float]:
     rng = np.random.default_rng(seed)
     pools = Pools()
     started = time.monotonic()
     listener = ProgressListener()
     for language in languages:
-        kinds = {"time": ("time", 5, 0.2, 2)}
-        if language == "go":
-            kinds["cpu"] = ("cpu", 5, 0.2, 0)
-        kinds["instructions"] = ("instructions", 1, 0.1, 0)
+        if language == "jmh":  # JMH: time with -prof gc only (no CPU time or instructions on the JVM)
+            subprocess.run(["mvn", "-q", "-B", "package", "-DskipTests"], cwd=REPO / "examples" / "jmh", check=True)
+            kinds = {"time": ("time", 3, 0.2, 10)}
+        else:
+            kinds = {"time": ("time", 5, 0.2, 2)}
+            if language == "go":
+                kinds["cpu"] = ("cpu", 5, 0.2, 0)
+            kinds["instructions"] = ("instructions", 1, 0.1, 0)
+        language_rounds = min(rounds, count_rounds) if language == "jmh" else rounds
         planned = {(kind, v): _planned(language, metric, env, iterations, t, warmup)
                    for kind, (metric, iterations, t, warmup) in kinds.items() for v, env in VARIANTS.items()}
-        for rnd in range(rounds):
+        for rnd in range(language_rounds):
             for v in rng.permutation(list(VARIANTS)):
                 for kind in kinds:
                     if kind == "instructions" and rnd >= count_rounds:
@@ -140,7 +162,7 @@ def measure(languages: list[str], rounds: int, count_rounds: int, seed: int, log
                     p = planned[(kind, str(v))]
                     fork = run_fork(p.adapter, p, rnd + 1, make_policy(p.settings), listener)
                     pools.add(language, kind, str(v), rnd, _fork_values(fork))
-            log(f"{language}: round {rnd + 1}/{rounds} done, {time.monotonic() - started:.0f}s, "
+            log(f"{language}: round {rnd + 1}/{language_rounds} done, {time.monotonic() - started:.0f}s, "
                 f"load {os.getloadavg()[0]:.1f}")
     return pools, time.monotonic() - started
 
@@ -215,6 +237,18 @@ def analyse(pools: dict, experiments: int, seed: int) -> dict:
     report: dict = {}
     for language, kinds in pools.items():
         out = report.setdefault(language, {})
+        if language == "jmh":
+            base = matrix(kinds["time"], "base", "gc.alloc.rate.norm [B/op]")
+            for v in CANDIDATES:
+                cand = matrix(kinds["time"], v, "gc.alloc.rate.norm [B/op]")
+                out.setdefault("counts", {}).setdefault("bytes (gc.alloc.rate.norm)", {})[v] = count_detection(
+                    "gc.alloc.rate.norm [B/op]", base, cand, experiments, rng)
+                out.setdefault("true", {}).setdefault("bytes", {})[v] = true_ratio(base, cand)
+                out["true"].setdefault("wall", {})[v] = true_ratio(matrix(kinds["time"], "base", "value"),
+                                                                   matrix(kinds["time"], v, "value"))
+            out["machine_s"] = {"time": sum(v.get("wall_s", 0.0) for pool in kinds["time"].values()
+                                            for v in pool.values())}
+            continue
         series = {"wall": ("time", "value")}
         if language == "go":
             series["cpu"] = ("cpu", "value")
@@ -322,6 +356,20 @@ def tracemalloc_cost() -> dict:
 # --- output ------------------------------------------------------------------------------------------------
 
 
+def _print_counts(out: dict) -> None:
+    print(f"\ncounts, {COUNT_FORKS} forks per version: worse (or slower) / unchanged\n")
+    print("| metric | " + " | ".join(CANDIDATES) + " |\n|---|" + "---|" * len(CANDIDATES))
+    for metric, row in out["counts"].items():
+        cells = []
+        for v in CANDIDATES:
+            r = row[v]
+            flagged = r.get("worse", 0) + r.get("slower", 0)
+            cells.append(f"{flagged:.1%} / {r.get('unchanged', 0):.1%}"
+                         + "".join(f" ({k} {r[k]:.1%})" for k in ("better", "faster", "inconclusive", "fallback")
+                                   if r.get(k)))
+        print(f"| {metric} | " + " | ".join(cells) + " |")
+
+
 def print_report(report: dict, extra: dict) -> None:
     for language, out in report.items():
         print(f"\n## {language}\n")
@@ -329,6 +377,10 @@ def print_report(report: dict, extra: dict) -> None:
         print("| metric | " + " | ".join(CANDIDATES) + " |\n|---|" + "---:|" * len(CANDIDATES))
         for metric, row in out["true"].items():
             print(f"| {metric} | " + " | ".join(f"{row[v]:.4f}" for v in CANDIDATES) + " |")
+        if "noise" not in out:  # JMH: allocations only
+            _print_counts(out)
+            print("machine time of the forks: " + ", ".join(f"{k} {v:.0f}s" for k, v in out["machine_s"].items()))
+            continue
         print("\nnoise of the base (A/A pools): CV of fork medians, SD of the within-round log ratio\n")
         for metric, n in out["noise"].items():
             print(f"- {metric}: fork CV {n['fork_cv']:.2%}, pair SD {n['pair_sd']:.2%}, range {n['range']:.1%}")
@@ -338,17 +390,7 @@ def print_report(report: dict, extra: dict) -> None:
             print(f"| {metric} | " + " | ".join(
                 f"{row[v]['slower']:.1%} / {row[v]['unchanged']:.1%} / {row[v]['mean_pairs']:.1f}"
                 + (f" (faster {row[v]['faster']:.1%})" if row[v]['faster'] else "") for v in CANDIDATES) + " |")
-        print(f"\ncounts, {COUNT_FORKS} forks per version: worse (or slower) / unchanged\n")
-        print("| metric | " + " | ".join(CANDIDATES) + " |\n|---|" + "---|" * len(CANDIDATES))
-        for metric, row in out["counts"].items():
-            cells = []
-            for v in CANDIDATES:
-                r = row[v]
-                flagged = r.get("worse", 0) + r.get("slower", 0)
-                cells.append(f"{flagged:.1%} / {r.get('unchanged', 0):.1%}"
-                             + "".join(f" ({k} {r[k]:.1%})" for k in ("better", "faster", "inconclusive", "fallback")
-                                       if r.get(k)))
-            print(f"| {metric} | " + " | ".join(cells) + " |")
+        _print_counts(out)
         s = out["instruction_spread"]
         print(f"\ninstruction counts over {s['forks']} forks of the unchanged code: range {s['range']:.3%}, "
               f"CV {s['cv']:.3%}")
@@ -370,7 +412,7 @@ def main() -> int:
     parser.add_argument("--count-rounds", type=int, default=8)
     parser.add_argument("--load", type=int, default=2, help="CPU-bound processes started beside the measurement")
     parser.add_argument("--experiments", type=int, default=2000)
-    parser.add_argument("--languages", default="go,python")
+    parser.add_argument("--languages", default="go,python,jmh")
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--analyse", type=Path, default=None, help="re-analyse a pools.json, measure nothing")
