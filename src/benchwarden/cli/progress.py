@@ -96,18 +96,21 @@ class RunProgress(ProgressListener):
     # -- lines common to both renderings -----------------------------------------------------------
 
     def suite_failed(self, suite: str, error: Exception) -> None:
-        self.console.print(Text(visible(f"✗ suite {suite} skipped: {error}", keep_newlines=True), style="red"))
+        self.console.print(Text(visible(f"✗ suite {suite} skipped: {error}", keep_newlines=True), style="red"),
+                           soft_wrap=True)
 
     def fork_finished(self, benchmark: Benchmark, fork: ForkResult) -> None:
         if fork.status is ForkStatus.FAILED:
             first = (fork.message or "failed").splitlines()[0] if fork.message else "failed"
-            self.console.print(Text(visible(f"✗ {benchmark.id} fork {fork.index}: {first}"), style="red"))
+            self.console.print(Text(visible(f"✗ {benchmark.id} fork {fork.index}: {first}"), style="red"),
+                               soft_wrap=True)
 
     def benchmark_finished(self, result: BenchmarkResult, remaining_budget_s: float) -> None:
         self.budget_s, self.budget_at = remaining_budget_s, self.clock()
         for d in result.fork_decisions:
             if d.warning:
-                self.console.print(Text(visible(f"! {result.benchmark.id}: {d.warning}"), style="yellow"))
+                self.console.print(Text(visible(f"! {result.benchmark.id}: {d.warning}"), style="yellow"),
+                                   soft_wrap=True)  # one line per event in a log, like the fork lines
 
 
 class _Silent(RunProgress):

@@ -49,4 +49,5 @@ def print_summaries(console: Console, summaries: list[BenchmarkSummary], title: 
         console.print(f"note: {rich_text(note)} ({count} benchmark{'s' if count > 1 else ''})", style="dim")
     for s in summaries:
         if s.message:
-            console.print(f"[red]✗ {rich_text(s.suite)}:{rich_text(s.key)}:[/red] {rich_text(s.message)}")
+            console.print(f"[red]✗ {rich_text(s.suite)}:{rich_text(s.key)}:[/red] "
+                          f"{rich_text(s.message, keep_newlines=True)}")

@@ -30,7 +30,7 @@ import re
 #: separators, zero-width no-break space / BOM, and lone surrogates (invalid UTF-8 decoded with surrogateescape)
 _INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff"
                         "\ud800-\udfff]")
-_INVISIBLE_KEEP_LINES = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
+_INVISIBLE_KEEP_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
                                    "\u2066-\u2069\ufeff\ud800-\udfff]")
 #: characters XML 1.0 does not allow anywhere (not even as character references)
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
@@ -44,8 +44,8 @@ def _escape(match: re.Match[str]) -> str:
 def visible(text: str, *, keep_newlines: bool = False) -> str:
     """``text`` with every control or invisible format character written as an escape (``\\x1b``, ``\\u202e``).
 
-    ``keep_newlines``: leave ``\\n`` as a line break (multi-line messages); tab and CR are escaped either way,
-    because they move the cursor in a terminal table.
+    ``keep_newlines``: leave ``\\n`` and tab as they are (multi-line messages such as a stack trace); CR is
+    escaped either way, because it moves the cursor back over what was printed.
     """
     pattern = _INVISIBLE_KEEP_LINES if keep_newlines else _INVISIBLE
     return pattern.sub(_escape, text)
