@@ -1,12 +1,15 @@
-"""Per-benchmark summaries of a run: mean, confidence interval over forks x iterations, CV, effort.
+"""Per-benchmark summaries of a run: mean, confidence interval over forks, CV, effort.
 
-A statistic the data cannot support (a CV of one value, an interval the method refuses) is None with a
+A statistic the data cannot support (a CV of one value, an interval over one fork) is None with a
 note in ``warnings`` ("n/a" in the tables), never an exception: a stored run must always be displayable.
 
-The interval is the hierarchical bootstrap CI of the mean (forks, then
-iterations within forks; :func:`benchwarden.stats.ci_mean`), computed on
-ns/op and converted to the benchmark's display unit afterwards.  For
-throughput units the conversion is monotone decreasing, so the bounds swap.
+The **mean is shown as the harness shows it**: the mean of the fork means of the values the harness
+reported, in its own unit.  For JMH that is its Score — for throughput the arithmetic mean of ops/time
+per iteration (not the harmonic mean that converting the mean time per op back would give: 134.9
+where JMH printed 188.1 on a loaded machine).  The **interval** is a t interval over forks on the log
+scale of those fork means (:func:`benchwarden.stats.ci_mean_log_t`): positive, and it cannot explode
+because of one fork — an outlying fork is left out of it by the generalized ESD test and named in the
+warnings.  With one fork there is no interval over forks ("n/a").  Statistics elsewhere run on ns/op.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ class BenchmarkSummary:
     ci_low_ns: float | None = None
     ci_high_ns: float | None = None
     cv: float | None = None
+    mean_display: float | None = None  # mean of fork means of the harness's own values (JMH's Score)
+    ci_display: tuple[float, float] | None = None
     confidence: float = 0.99
     message: str | None = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
@@ -45,10 +50,12 @@ class BenchmarkSummary:
 
     @property
     def mean(self) -> float | None:
-        return self.display(self.mean_ns)
+        return self.mean_display if self.mean_display is not None else self.display(self.mean_ns)
 
     @property
     def ci(self) -> tuple[float, float] | None:
+        if self.ci_display is not None:
+            return self.ci_display
         if self.ci_low_ns is None or self.ci_high_ns is None:
             return None
         a, b = from_ns_per_op(self.ci_low_ns, self.unit), from_ns_per_op(self.ci_high_ns, self.unit)
@@ -65,32 +72,35 @@ class BenchmarkSummary:
         }
 
 
-def summarize_benchmark(result: BenchmarkResult, confidence: float = 0.99, n_resamples: int = 2000,
-                        seed: int = 0) -> BenchmarkSummary:
-    complete = [f for f in result.forks if f.status is ForkStatus.COMPLETE]
-    matrix = [list(f.measurement_ns) for f in complete if f.measurement]
+def summarize_benchmark(result: BenchmarkResult, confidence: float = 0.99, seed: int = 0) -> BenchmarkSummary:
+    """Summarise one benchmark of a run (``seed`` is accepted for API stability; nothing is random)."""
+    complete = [f for f in result.forks if f.status is ForkStatus.COMPLETE and f.measurement]
     b = result.benchmark
     base = BenchmarkSummary(
         key=b.id.key, suite=b.id.suite, mode=b.mode, unit=b.unit, status=result.status.value,
-        forks=len(complete), forks_failed=len(result.forks) - len(complete),
-        warmup_iterations=sum(len(f.warmup) for f in complete),
+        forks=len([f for f in result.forks if f.status is ForkStatus.COMPLETE]),
+        forks_failed=sum(1 for f in result.forks if f.status is not ForkStatus.COMPLETE),
+        warmup_iterations=sum(len(f.warmup) for f in result.forks if f.status is ForkStatus.COMPLETE),
         measurement_iterations=sum(len(f.measurement) for f in complete),
         time_s=sum(f.duration_s for f in result.forks), confidence=confidence, message=result.message,
     )
-    if not matrix:
+    if not complete:
         return base
-    flat = np.concatenate([np.asarray(m, dtype=float) for m in matrix])
+    ns = [np.asarray(f.measurement_ns, dtype=float) for f in complete]
+    raw = [np.asarray([it.raw_value for it in f.measurement], dtype=float) for f in complete]
+    flat = np.concatenate(ns)
     warnings: list[str] = []
-    ci_low: float | None = None
-    ci_high: float | None = None
+    ci_display: tuple[float, float] | None = None
+    ci_ns: tuple[float, float] | None = None
+    if len(complete) < 2:
+        warnings.append("one fork: no interval over forks (n/a); run more forks for one")
+    elif all(np.all(f > 0) for f in raw):
+        interval = stats.ci_mean_log_t(raw, confidence)
+        ci_display = (interval.low, interval.high)
+        ns_interval = stats.ci_mean_log_t(ns, confidence)
+        ci_ns = (ns_interval.low, ns_interval.high)
+        warnings.extend(interval.warnings)
     cv: float | None = None
-    try:
-        interval = stats.ci_mean(matrix, confidence=confidence, n_resamples=n_resamples, seed=seed)
-    except ValueError as exc:
-        warnings.append(f"no confidence interval: {exc}")
-    else:
-        ci_low, ci_high = float(interval.low), float(interval.high)
-        warnings.extend(getattr(interval, "warnings", ()))
     if flat.size < 2:
         warnings.append(f"CV n/a: it needs at least 2 measured values, this benchmark has {flat.size}")
     else:
@@ -98,7 +108,9 @@ def summarize_benchmark(result: BenchmarkResult, confidence: float = 0.99, n_res
             cv = float(stats.cv(flat))
         except ValueError as exc:
             warnings.append(f"CV n/a: {exc}")
-    return replace(base, mean_ns=float(flat.mean()), ci_low_ns=ci_low, ci_high_ns=ci_high, cv=cv,
+    return replace(base, mean_ns=float(np.mean([f.mean() for f in ns])),
+                   ci_low_ns=None if ci_ns is None else ci_ns[0], ci_high_ns=None if ci_ns is None else ci_ns[1],
+                   cv=cv, mean_display=float(np.mean([f.mean() for f in raw])), ci_display=ci_display,
                    warnings=tuple(warnings))
 
 

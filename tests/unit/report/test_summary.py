@@ -1,14 +1,28 @@
-"""Run summaries degrade to "n/a" with a note when the data cannot support a statistic; they never raise."""
+"""Run summaries: the mean as the harness prints it (JMH's Score, golden against JMH's own -rf json), an
+interval over forks that stays positive and readable, and "n/a" with a note when the data cannot support a
+statistic; they never raise."""
 
 from __future__ import annotations
 
 import io
+import json
+from pathlib import Path
 
 import pytest
 
 from benchwarden.adapters import REGISTRY
+from benchwarden.adapters.jmh_output import load_jmh_json
 from benchwarden.cli import main
-from benchwarden.model import Benchmark, BenchmarkId, BenchmarkResult, ForkResult, ForkStatus, IterationResult
+from benchwarden.model import (
+    Benchmark,
+    BenchmarkId,
+    BenchmarkResult,
+    BenchmarkStatus,
+    Direction,
+    ForkResult,
+    ForkStatus,
+    IterationResult,
+)
 from benchwarden.report.summary import summarize_benchmark
 
 
@@ -42,3 +56,50 @@ def test_run_and_show_with_exactly_one_measured_value(tmp_path, monkeypatch):
         out, err = io.StringIO(), io.StringIO()
         assert main(argv, stdout=out, stderr=err) == 0, err.getvalue()
         assert "n/a" in out.getvalue() and "CV n/a" in out.getvalue()
+
+
+JMH_RESULT = Path(__file__).resolve().parents[2] / "data" / "jmh" / "result-1.37.json"
+
+
+def test_mean_is_jmhs_score_for_every_mode_including_throughput():
+    run = load_jmh_json(JMH_RESULT)
+    scores = [entry["primaryMetric"]["score"] for entry in json.loads(JMH_RESULT.read_text())]
+    assert len(run.results) == len(scores)
+    for result, score in zip(run.results, scores):
+        summary = summarize_benchmark(result)
+        assert summary.mean == pytest.approx(score, rel=1e-9), result.benchmark.id.key
+    thrpt = next(r for r in run.results if r.benchmark.mode == "thrpt")
+    summary = summarize_benchmark(thrpt)
+    harmonic = summary.display(summary.mean_ns)  # what converting the mean time per op back gives
+    assert summary.mean > harmonic  # the arithmetic mean of ops/ms, as JMH prints it
+    low, high = summary.ci
+    assert low < summary.mean < high
+
+
+def _forks(fork_values: list[list[float]], unit: str = "ns/op") -> BenchmarkResult:
+    bench = Benchmark(BenchmarkId("s", "b"), "avgt", unit, Direction.LOWER_IS_BETTER)
+    forks = tuple(ForkResult(index=i + 1, status=ForkStatus.COMPLETE, warmup=(),
+                             measurement=tuple(IterationResult(v, v) for v in values), started_at=0.0,
+                             finished_at=1.0)
+                  for i, values in enumerate(fork_values))
+    return BenchmarkResult(bench, forks, BenchmarkStatus.OK)
+
+
+def test_interval_of_two_forks_is_wide_but_positive():
+    summary = summarize_benchmark(_forks([[6.00], [6.98]]))
+    low, high = summary.ci
+    assert 0 < low < 6.0 and high > 6.98  # the old fallback printed [-53.4, 73.9]
+
+
+def test_one_outlying_fork_is_left_out_of_the_interval_and_named():
+    summary = summarize_benchmark(_forks([[100.0, 101.0], [99.0, 100.0], [100.5, 99.5], [101.0, 100.0],
+                                           [99.5, 100.5], [660.0, 650.0]]))
+    low, high = summary.ci
+    assert 98 < low < high < 102
+    assert any("fork 6" in w and "outlying" in w for w in summary.warnings)
+
+
+def test_one_measured_value_is_n_a_not_a_crash():
+    summary = summarize_benchmark(_forks([[42.0]]))
+    assert summary.mean == 42.0 and summary.ci is None and summary.cv is None
+    assert summary.to_json()["ci"] is None
