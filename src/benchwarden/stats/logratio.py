@@ -438,10 +438,12 @@ def ci_mean_log_t(forks: ForkData, confidence: float = 0.95, *, trim: float = 0.
     for k in np.flatnonzero(drop):
         factor = float(np.exp(y[k] - np.median(y[~drop])))
         notes.append(f"fork {k + 1} left out of the interval as outlying ({factor:.2f}× the others; generalized ESD)")
-    means = np.array([fork.mean() for fork in as_forks(forks, "forks")])
+    point = float(np.mean([fork.mean() for fork in as_forks(forks, "forks")]))
     with np.errstate(over="ignore"):
-        return Interval(float(np.exp(low)), float(np.exp(high)), float(means.mean()), confidence, "t-log", 0,
-                        tuple(notes))
+        bounds = float(np.exp(low)), float(np.exp(high))
+    # exp(log(x)) rounds: with identical forks the interval is exactly the point, not 1 ulp beside it
+    bounds = (min(bounds[0], point), max(bounds[1], point)) if statistic.se == 0 else bounds
+    return Interval(bounds[0], bounds[1], point, confidence, "t-log", 0, tuple(notes))
 
 
 def signed_rank_p(d: Sequence[float] | np.ndarray) -> float:
