@@ -2,9 +2,10 @@
 
 Three judges see the same data:
 
-* **benchwarden**: the sequential comparison as shipped (fork pairs 4..10, 95 % repeated intervals with
-  Pocock spending, studentized hierarchical bootstrap, Mann-Whitney on fork means, threshold
-  max(2 %, noise floor)); "flagged" = verdict slower (faster in A/A counts as a false positive too);
+* **benchwarden**: the sequential comparison as shipped (``SequentialDesign()``: fork pairs 4..20, paired
+  log ratios of trimmed fork means, t intervals at 99.5 % for changes and 95 % for "unchanged" with
+  Pocock spending, generalized-ESD outlier forks, threshold 3 %); "flagged" = verdict slower (faster in
+  A/A counts as a false positive too);
 * **benchstat way**: ``go test -count 10`` then benchstat: 10 iteration values of one process per
   version, Mann-Whitney U, α = 0.05, no threshold; flagged = significant (either direction);
 * **JMH way**: JMH's default 5 forks x 5 measurement iterations per version, score ± 99.9 % t
@@ -23,7 +24,7 @@ Data:
 Machine time is reported per comparison of one benchmark: fork starts and iterations run (warmup
 included: benchwarden/JMH 5 warmup iterations per fork, benchstat none beyond Go's own b.N ramp).
 
-Usage: ``python benchmarks/compare_calibration.py [--experiments 300] [--examples go,python,jmh] [--forks 24]``
+Usage: ``python benchmarks/compare_calibration.py [--experiments 300] [--examples go,python,jmh] [--forks 40]``
 """
 
 from __future__ import annotations
@@ -45,23 +46,16 @@ sys.path.insert(0, str(REPO))
 
 from benchwarden.cli import main as cli_main  # noqa: E402
 from benchwarden.compare.sequential import SequentialDesign  # noqa: E402
-from benchwarden.compare.verdict import Verdict  # noqa: E402
+from benchwarden.compare.verdict import FASTER, SLOWER  # noqa: E402
 from benchwarden.store import open_store  # noqa: E402
 from tests.unit.compare.sequential_sim import lognormal_versions, run_sequential  # noqa: E402
 from tests.unit.stats.stats_synthetic import versions  # noqa: E402
 
 RATIOS = (1.00, 1.03, 1.05, 1.10)
 WARMUP = 5
-DESIGN = SequentialDesign(0.95, 4, 10, "pocock")
-Draw = Callable[[np.random.Generator], tuple[np.ndarray, np.ndarray]]
-
-
-# --- the three judges ------------------------------------------------------------------------------
-
-def benchwarden_judge(base: np.ndarray, cand: np.ndarray, seed: int) -> tuple[bool, bool, int]:
-    """(flagged slower, flagged anything, fork pairs used)."""
-    outcome = run_sequential(base, cand, DESIGN, min_change=0.02, n_resamples=2000, seed=seed)
-    return outcome.verdict is Verdict.SLOWER, outcome.verdict.is_change, outcome.pairs
+DESIGN = SequentialDesign()
+THRESHOLD = 0.03
+Draw = Callable[[np.random.Generator, int], tuple[np.ndarray, np.ndarray]]
 
 
 def benchstat_judge(base: np.ndarray, cand: np.ndarray) -> tuple[bool, bool]:
@@ -89,12 +83,12 @@ def jmh_judge(base: np.ndarray, cand: np.ndarray) -> tuple[bool, bool]:
 def evaluate(draw: Draw, experiments: int, seed: int) -> dict[str, dict[str, float]]:
     rng = np.random.default_rng(seed)
     rows = {name: {"slower": 0, "any": 0, "forks": 0.0} for name in ("benchwarden", "benchstat", "jmh")}
-    for i in range(experiments):
-        base, cand = draw(rng)
-        slower, any_change, pairs = benchwarden_judge(base, cand, seed + i)
-        rows["benchwarden"]["slower"] += slower
-        rows["benchwarden"]["any"] += any_change
-        rows["benchwarden"]["forks"] += 2 * pairs
+    bases, cands = draw(rng, experiments)
+    summary = run_sequential(bases, cands, DESIGN, threshold=THRESHOLD)  # the product's rule, all at once
+    rows["benchwarden"]["slower"] = int(np.sum(summary.verdicts == SLOWER))
+    rows["benchwarden"]["any"] = int(np.sum(np.isin(summary.verdicts, [SLOWER, FASTER])))
+    rows["benchwarden"]["forks"] = float(2 * summary.pairs.sum())
+    for base, cand in zip(bases, cands):
         for name, judge, forks in (("benchstat", benchstat_judge, 2), ("jmh", jmh_judge, 10)):
             slower, any_change = judge(base, cand)
             rows[name]["slower"] += slower
@@ -108,9 +102,9 @@ ITERATIONS_PER_FORK = {"benchwarden": WARMUP + 10, "benchstat": 10, "jmh": 5 + 5
 
 def noisy_draw(ratio: float) -> Draw:
     """stats_synthetic's model: fork offsets σ 3 %, skewed bimodal within-fork noise (CV 13 %)."""
-    def draw(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        base = versions(rng, 1, DESIGN.max_pairs, 10, 1000.0, 0.03)[0]
-        cand = versions(rng, 1, DESIGN.max_pairs, 10, 1000.0 * ratio, 0.03)[0]
+    def draw(rng: np.random.Generator, experiments: int) -> tuple[np.ndarray, np.ndarray]:
+        base = versions(rng, experiments, DESIGN.max_pairs, 10, 1000.0, 0.03)
+        cand = versions(rng, experiments, DESIGN.max_pairs, 10, 1000.0 * ratio, 0.03)
         return base, cand
     return draw
 
@@ -121,9 +115,9 @@ def stable_draw(ratio: float) -> Draw:
 
 
 def resampled_draw(matrix: np.ndarray, ratio: float) -> Draw:
-    def draw(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        chosen = rng.permutation(matrix.shape[0])[: 2 * DESIGN.max_pairs]
-        return matrix[chosen[: DESIGN.max_pairs]], matrix[chosen[DESIGN.max_pairs:]] * ratio
+    def draw(rng: np.random.Generator, experiments: int) -> tuple[np.ndarray, np.ndarray]:
+        chosen = np.array([rng.permutation(matrix.shape[0])[: 2 * DESIGN.max_pairs] for _ in range(experiments)])
+        return matrix[chosen[:, : DESIGN.max_pairs]], matrix[chosen[:, DESIGN.max_pairs:]] * ratio
     return draw
 
 
@@ -176,7 +170,8 @@ def main() -> None:
     parser.add_argument("--experiments", type=int, default=300)
     parser.add_argument("--seed", type=int, default=20260601)
     parser.add_argument("--examples", default="go,python,jmh", help="comma-separated; empty for synthetic only")
-    parser.add_argument("--forks", type=int, default=24, help="forks of the wide static run per example")
+    parser.add_argument("--forks", type=int, default=40, help="forks of the wide static run per example "
+                        "(at least 2 x the design's 20 pairs: base and candidate forks are disjoint)")
     args = parser.parse_args()
     t0 = time.perf_counter()
     for title, make_draw in (("stable (fork offsets σ 1 %, within-fork σ 2 %)", stable_draw),
