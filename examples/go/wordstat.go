@@ -4,12 +4,17 @@
 // languages.
 //
 // Two things exist only to give benchwarden something real to find:
-//   - a switchable slowdown: with WORDSTAT_SLOW=1 in the environment,
-//     Tokenize uses a slower (still correct) implementation;
+//   - switchable slowdowns of Tokenize, chosen by WORDSTAT_SLOW in the environment
+//     (every variant returns the same words):
+//     WORDSTAT_SLOW=1 (or "large"): a "tidy-up" that regresses, 2-3x;
+//     WORDSTAT_SLOW=small: the letter test through unicode.IsLetter, about +4 %;
+//     WORDSTAT_SLOW=medium: the upper-case check through unicode.IsUpper, about +10 %
+//     (sizes measured in docs/performance.md, "The examples' switchable changes");
 //   - CapitalizeWords is exported but deliberately reached by no benchmark.
 package wordstat
 
 import (
+	"fmt"
 	"math/rand"
 	"os"
 	"slices"
@@ -18,9 +23,23 @@ import (
 	"unicode/utf8"
 )
 
-// slowTokenize is read once per process: every benchmark fork is a fresh
-// process, so the environment of the fork decides.
-var slowTokenize = os.Getenv("WORDSTAT_SLOW") == "1"
+// tokenizer is chosen once per process from WORDSTAT_SLOW: every benchmark fork
+// is a fresh process, so the environment of the fork decides.
+var tokenizer = chooseTokenizer(os.Getenv("WORDSTAT_SLOW"))
+
+func chooseTokenizer(slow string) func(string) []string {
+	switch slow {
+	case "", "0":
+		return tokenizeFast
+	case "1", "large":
+		return tokenizeSlow
+	case "small":
+		return tokenizeUnicodeLetters
+	case "medium":
+		return tokenizeUnicodeUpper
+	}
+	panic(fmt.Sprintf("WORDSTAT_SLOW=%q: expected 1, large, small or medium", slow))
+}
 
 // vocabulary is the fixed word list the generated text draws from. Mixed case
 // and the punctuation added by GenerateText exercise Tokenize's lowercasing
@@ -66,10 +85,7 @@ func GenerateText(words int, seed int64) string {
 // Tokenize splits text into lowercase words. A word is a maximal run of ASCII
 // letters and digits; everything else separates words.
 func Tokenize(text string) []string {
-	if slowTokenize {
-		return tokenizeSlow(text)
-	}
-	return tokenizeFast(text)
+	return tokenizer(text)
 }
 
 func isWordByte(c byte) bool {
@@ -94,6 +110,58 @@ func tokenizeFast(text string) []string {
 		}
 	}
 	return words
+}
+
+// tokenizeUnicodeLetters is the small switchable change (WORDSTAT_SLOW=small):
+// tokenizeFast with a well-meant "Unicode-correct" letter test, unicode.IsLetter
+// on every byte instead of the ASCII range check. The same words on this text
+// (every byte is ASCII); about 4 % slower.
+func tokenizeUnicodeLetters(text string) []string {
+	words := make([]string, 0, len(text)/5)
+	start := -1
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && (unicode.IsLetter(rune(text[i])) || text[i] >= '0' && text[i] <= '9') {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			words = append(words, lowerASCII(text[start:i]))
+			start = -1
+		}
+	}
+	return words
+}
+
+// tokenizeUnicodeUpper is the medium switchable change (WORDSTAT_SLOW=medium):
+// tokenizeFast whose check "does this word need lowercasing?" decodes runes and
+// asks unicode.IsUpper. The same words; about 10 % slower.
+func tokenizeUnicodeUpper(text string) []string {
+	words := make([]string, 0, len(text)/5)
+	start := -1
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && isWordByte(text[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			words = append(words, lowerUnicode(text[start:i]))
+			start = -1
+		}
+	}
+	return words
+}
+
+func lowerUnicode(w string) string {
+	for _, r := range w {
+		if unicode.IsUpper(r) {
+			return strings.ToLower(w)
+		}
+	}
+	return w
 }
 
 func lowerASCII(w string) string {

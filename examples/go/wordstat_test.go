@@ -16,6 +16,22 @@ func TestTokenize(t *testing.T) {
 	}
 }
 
+func TestEveryTokenizerAgrees(t *testing.T) {
+	text := GenerateText(2000, 5)
+	want := tokenizeFast(text)
+	for _, slow := range []string{"1", "large", "small", "medium"} {
+		if got := chooseTokenizer(slow)(text); !reflect.DeepEqual(got, want) {
+			t.Fatalf("WORDSTAT_SLOW=%s gives other words", slow)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("an unknown WORDSTAT_SLOW value must not silently pick a tokenizer")
+		}
+	}()
+	chooseTokenizer("tiny")
+}
+
 func TestSlowTokenizeAgrees(t *testing.T) {
 	text := GenerateText(1000, 7)
 	if !reflect.DeepEqual(tokenizeSlow(text), tokenizeFast(text)) {

@@ -38,9 +38,24 @@ def test_tokenize_lowercases_and_splits_at_non_letters(wordstat):
 
 
 @pytest.mark.parametrize("size", [0, 1, 100, 1000])
-def test_the_slow_tokenizer_gives_the_same_words(wordstat, size):
+def test_every_switchable_tokenizer_gives_the_same_words(wordstat, size):
     text = wordstat.text(size) + " Trailing-Ünïcode  x"
-    assert wordstat._tokenize_per_chunk(text) == wordstat._tokenize_one_pass(text)
+    expected = wordstat._tokenize_one_pass(text)
+    for name, tokenizer in wordstat._TOKENIZERS.items():
+        assert tokenizer(text) == expected, name
+    assert set(wordstat._TOKENIZERS) == {"", "0", "1", "large", "small", "medium"}
+
+
+def test_an_unknown_switch_value_is_refused_at_import(monkeypatch):
+    monkeypatch.setenv("WORDSTAT_SLOW", "tiny")
+    sys.path.insert(0, str(EXAMPLE))
+    sys.modules.pop("wordstat", None)
+    try:
+        with pytest.raises(ValueError, match="WORDSTAT_SLOW='tiny'"):
+            importlib.import_module("wordstat")
+    finally:
+        sys.path.remove(str(EXAMPLE))
+        sys.modules.pop("wordstat", None)
 
 
 def test_both_count_implementations_agree_with_collections_counter(wordstat):

@@ -16,26 +16,83 @@ import java.util.stream.Collectors;
  * wordstat: a tiny text-statistics library, the subject of benchwarden's example suites.
  *
  * <p>The same library exists in Go and Python (examples/go, examples/python) so that results read the same
- * across languages. {@link #tokenize} has a <em>switchable slowdown</em>: with the environment variable
- * {@code WORDSTAT_SLOW=1} or the system property {@code wordstat.slow=true} it uses a slower (still correct)
- * implementation, which gives comparisons and assessments a real regression to find.
- * {@link #capitalizeWords} is public but deliberately reached by no benchmark.
+ * across languages. {@link #tokenize} has <em>switchable slowdowns</em>, chosen by the system property
+ * {@code wordstat.slow} or else the environment variable {@code WORDSTAT_SLOW} (every variant returns the
+ * same words): {@code true}/{@code 1}/{@code large} selects a "tidy-up" that regresses ~1.7x; {@code small}
+ * returns an unmodifiable copy of the word list (about +7 %); {@code medium} strips every word (about +15 %)
+ * (sizes measured in docs/performance.md, "The examples' switchable changes"). They give comparisons and
+ * assessments real regressions to find. {@link #capitalizeWords} is public but deliberately reached by no
+ * benchmark.
  */
 public final class WordStat {
 
-    /** Whether the slower tokenizer is selected; decided once per JVM. */
-    public static final boolean SLOW = slowSelected();
+    /** The switchable slowdown selected ("" = none); decided once per JVM. */
+    public static final String SLOW = slowSelected(System.getProperty("wordstat.slow"), System.getenv("WORDSTAT_SLOW"));
 
     private WordStat() {
     }
 
-    static boolean slowSelected() {
-        return Boolean.getBoolean("wordstat.slow") || "1".equals(System.getenv("WORDSTAT_SLOW"));
+    /** The variant named by the property (first) or the environment variable; an unknown name is an error. */
+    static String slowSelected(String property, String environment) {
+        String value = property != null ? property : environment == null ? "" : environment;
+        switch (value) {
+            case "":
+            case "0":
+            case "false":
+                return "";
+            case "1":
+            case "true":
+            case "large":
+                return "large";
+            case "small":
+            case "medium":
+                return value;
+            default:
+                throw new IllegalArgumentException("wordstat.slow / WORDSTAT_SLOW = '" + value
+                        + "': expected true, 1, large, small or medium");
+        }
     }
 
     /** Splits {@code text} into lowercase words: maximal runs of letters; everything else separates. */
     public static List<String> tokenize(String text) {
-        return SLOW ? tokenizeNaive(text) : tokenizeOnePass(text);
+        switch (SLOW) {
+            case "large":
+                return tokenizeNaive(text);
+            case "small":
+                return tokenizeUnmodifiable(text);
+            case "medium":
+                return tokenizeStripped(text);
+            default:
+                return tokenizeOnePass(text);
+        }
+    }
+
+    /** The small switchable change: hand out an unmodifiable copy of the words ("don't leak internals"). */
+    static List<String> tokenizeUnmodifiable(String text) {
+        return List.copyOf(tokenizeOnePass(text));
+    }
+
+    /** The medium switchable change: {@link #tokenizeOnePass} with every word stripped, "just in case". */
+    static List<String> tokenizeStripped(String text) {
+        List<String> words = new ArrayList<>();
+        char[] word = new char[32];
+        int len = 0;
+        for (int i = 0, n = text.length(); i < n; i++) {
+            char c = text.charAt(i);
+            if (isLetter(c)) {
+                if (len == word.length) {
+                    word = Arrays.copyOf(word, len * 2);
+                }
+                word[len++] = Character.toLowerCase(c);
+            } else if (len > 0) {
+                words.add(new String(word, 0, len).strip());
+                len = 0;
+            }
+        }
+        if (len > 0) {
+            words.add(new String(word, 0, len).strip());
+        }
+        return words;
     }
 
     /** One scan over the text, ASCII fast path for the letter test. */
