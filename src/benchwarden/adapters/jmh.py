@@ -209,7 +209,9 @@ def fork_argv(java: str, jar: Path, benchmark: Benchmark, plan: ForkPlan, suite_
     username = benchmark.spec.get("benchmark", benchmark.id.name)
     mode = benchmark.spec.get("mode", benchmark.mode)
     iteration = jmh_time_value(plan.iteration_time_s)
-    argv = [java, "-jar", str(jar), f"^\\Q{username}\\E$",
+    # -Djmh.ignoreLock: JMH's /tmp/jmh.lock keeps two JMH hosts from running at once; benchwarden decides
+    # what runs concurrently itself (one fork at a time, or a base and a candidate fork side by side).
+    argv = [java, "-Djmh.ignoreLock=true", "-jar", str(jar), f"^\\Q{username}\\E$",
             "-f", "1", "-wi", "0", "-i", str(plan.max_iterations), "-r", iteration, "-w", iteration,
             "-bm", mode, "-tu", print_time_unit(mode), "-foe", "true"]
     for name, value in benchmark.id.params:

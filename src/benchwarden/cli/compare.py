@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 #: options that only mean something when compare measures (rejected with --runs); parameter names
 _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env", "base_jvm_arg", "min_forks",
-                      "max_forks", "confirm", "seed", "warmup", "iterations", "iteration_time", "params", "label",
+                      "max_forks", "confirm", "pairing", "seed", "warmup", "iterations", "iteration_time", "params", "label",
                       "quiet")
 
 
@@ -64,6 +64,9 @@ _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env",
 @click.option("--min-forks", type=click.IntRange(min=2), help="Fork pairs before the first look (default 4).")
 @click.option("--max-forks", type=click.IntRange(min=2), help="Fork pairs at most per benchmark (default 20).")
 @click.option("--confirm", type=click.IntRange(0, 10), help="Re-measure regressions N times before failing.")
+@click.option("--pairing", type=click.Choice(["sequential", "simultaneous"]),
+              help="Run a pair's two forks back to back in random order (sequential, default) or side by side "
+              "(simultaneous).")
 @click.option("--seed", type=int, help="Seed of the randomised fork order (default: random, recorded).")
 @click.option("--warmup", type=click.IntRange(min=0), help="Warmup iterations per fork (sets min = max).")
 @click.option("--iterations", type=click.IntRange(min=1), help="Measurement iterations per fork.")
@@ -78,7 +81,7 @@ _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env",
 @click.option("--label", help="A label stored with both runs.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines; only the final table.")
 def compare_command(inv: Invocation, base, candidate, runs, artifacts, variant_env, variant_jvm_arg, base_env,
-                    base_jvm_arg, min_change, confidence, min_forks, max_forks, confirm, seed, warmup, iterations,
+                    base_jvm_arg, min_change, confidence, min_forks, max_forks, confirm, pairing, seed, warmup, iterations,
                     iteration_time, markdown_path, junit_path, html_path, params, label, quiet) -> int:
     """Compare two versions benchmark by benchmark: faster, slower, unchanged or inconclusive.
 
@@ -98,7 +101,7 @@ def compare_command(inv: Invocation, base, candidate, runs, artifacts, variant_e
                        "compare runs the benchmarks")
     config = _config(inv, required=not runs)
     settings = _settings(config, min_change=min_change, confidence=confidence, min_forks=min_forks,
-                         max_forks=max_forks, confirm=confirm)
+                         max_forks=max_forks, confirm=confirm, pairing=pairing)
     for warning in settings.warnings():
         inv.err_console.print(visible(f"warning: {warning}"), markup=False, highlight=False)
     store = open_store(store_url_for(inv))

@@ -39,8 +39,8 @@ def print_summaries(console: Console, summaries: list[BenchmarkSummary], title: 
         return
     console.print(to_rich(summary_table(summaries, title)))
     confidence = summaries[0].confidence
-    console.print(f"CI: {confidence:.0%} hierarchical bootstrap interval of the mean (forks, then iterations; "
-                  f"studentized, see docs/statistics.md).", style="dim")
+    console.print(f"mean: of the fork means, in the harness's unit (JMH's Score); CI: {confidence:.0%} t interval over "
+                  "forks on the log scale, outlying forks left out (docs/statistics.md).", style="dim")
     notes: dict[str, int] = {}
     for s in summaries:
         for w in s.warnings:

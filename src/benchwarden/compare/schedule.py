@@ -8,6 +8,13 @@ each in a random order.  A slow drift of the machine (thermal, a neighbour, a
 cache filling up) then hits both versions alike instead of whichever ran
 second, and each benchmark's forks are spread over the whole session.
 
+With ``pairing = "simultaneous"`` the two forks of a pair run *at the same time*, each in its own
+process (Peass's parallel mode, Reichelt et al. seed-001 §2.4, where it raised F1 for every
+workload; duet benchmarking, Bulej et al. 2020): whatever the machine does during the pair — a
+neighbour's burst, a thermal state — hits both forks, and the pair's log ratio cancels it.  The order
+is recorded as ``"b+c"``.  It needs a free core per fork to be fair; on a loaded 2-core machine it
+trades some of each fork's speed for that shared fate (docs/compare.md, "Pairing").
+
 Each fork is a fresh process with its warmup decided exactly as in ``run``
 (:func:`benchwarden.runner.engine.run_fork` with the suite's stop policy);
 the number of forks is decided by the comparison itself (:mod:`.sequential`):
@@ -22,12 +29,14 @@ forks.  The look decisions are stored as the benchmark's fork decisions.
 
 from __future__ import annotations
 
+import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 import numpy as np
 
+from benchwarden.adapters.base import RunningFork
 from benchwarden.compare.analysis import as_look, compare_forks, complete_matrix, judge_look, stop_decision
 from benchwarden.compare.pairing import MatchedBenchmark
 from benchwarden.compare.result import BenchmarkComparison, Look
@@ -50,6 +59,23 @@ class CompareInterrupted(RunInterrupted):
         self.args = (f"comparison interrupted; the completed forks are stored in runs {base_run_id} (base) and "
                      f"{candidate_run_id} (candidate). Analyse them with: "
                      f"benchwarden compare --runs {base_run_id} {candidate_run_id}",)
+
+
+class _SerialListener(ProgressListener):
+    """Forwards the runner's per-fork hooks one at a time: two forks of a simultaneous pair report from
+    two threads, and listeners (the terminal's progress lines) are written for one."""
+
+    def __init__(self, inner: ProgressListener):
+        self.inner = inner
+        self.lock = threading.Lock()
+
+    def fork_started(self, benchmark, fork_index, forks_max):  # type: ignore[override]
+        with self.lock:
+            self.inner.fork_started(benchmark, fork_index, forks_max)
+
+    def iteration_done(self, benchmark, fork_index, phase, number, result):  # type: ignore[override]
+        with self.lock:
+            self.inner.iteration_done(benchmark, fork_index, phase, number, result)
 
 
 class CompareListener(ProgressListener):
@@ -130,6 +156,9 @@ class InterleavedSession:
         return [s.result if s.result is not None else self._result(s) for s in states]
 
     def _run_pair(self, state: _BenchmarkState, pair: int) -> None:
+        if self.settings.pairing == "simultaneous":
+            self._run_pair_simultaneous(state, pair)
+            return
         order = tuple(ROLES) if self.rng.random() < 0.5 else tuple(reversed(ROLES))
         self.listener.pair_started(state.key, pair, order)  # type: ignore[arg-type]
         state.order.append("".join(role[0] for role in order))
@@ -166,6 +195,85 @@ class InterleavedSession:
             state.error, state.message = True, f"{role} fork {pair}: {fork.message}"
             return False
         return True
+
+    def _run_pair_simultaneous(self, state: _BenchmarkState, pair: int) -> None:
+        """Both forks of the pair at once, one thread each; stored in role order when both have ended.
+
+        An interrupt (Ctrl-C in the main thread, or raised by a listener in a fork's thread) stops both
+        forks' process groups, stores what they measured as failed "interrupted" forks and re-raises.
+        """
+        self.listener.pair_started(state.key, pair, tuple(ROLES))  # type: ignore[arg-type]
+        state.order.append("b+c")
+        listener = _SerialListener(self.listener)
+        outcomes: dict[str, ForkResult | BaseException] = {}
+        running: dict[str, RunningFork] = {}
+        cancelled = threading.Event()
+
+        def cancel() -> None:
+            cancelled.set()
+            for fork in list(running.values()):
+                fork.stop()
+
+        def started(role: str, fork: RunningFork) -> None:
+            running[role] = fork
+            if cancelled.is_set():
+                fork.stop()
+
+        def work(role: str) -> None:
+            planned = state.planned(role)
+            policy = state.policies.setdefault(role, make_policy(planned.settings))
+            try:
+                outcomes[role] = run_fork(planned.adapter, planned, pair, policy, listener, self.wall,
+                                          on_start=lambda fork: started(role, fork))
+            except KeyboardInterrupt as exc:
+                outcomes[role] = exc
+                cancel()
+            except BaseException as exc:  # noqa: BLE001 - handed to the main thread below
+                outcomes[role] = exc
+
+        threads = [threading.Thread(target=work, args=(role,), name=f"benchwarden-{role}-fork", daemon=True)
+                   for role in ROLES]
+        for role, thread in zip(ROLES, threads):
+            listener.fork_started(state.planned(role).benchmark, pair, self.design.max_pairs)
+            thread.start()
+        interrupted = False
+        try:
+            for thread in threads:
+                while thread.is_alive():
+                    thread.join(0.2)
+        except KeyboardInterrupt:
+            interrupted = True
+            cancel()
+            for thread in threads:
+                thread.join(30)
+        if interrupted or any(isinstance(o, KeyboardInterrupt) for o in outcomes.values()):
+            self._store_interrupted_pair(state, outcomes)
+            raise KeyboardInterrupt
+        for role in ROLES:
+            outcome = outcomes[role]
+            if isinstance(outcome, BenchmarkSkipped):
+                state.skipped, state.message = True, f"skipped: {outcome}"
+                continue
+            if isinstance(outcome, BaseException):
+                raise outcome
+            self.store.save_fork(self.run_ids[role], state.planned(role).benchmark.id, outcome)
+            self.listener.fork_finished(state.planned(role).benchmark, outcome)
+            state.forks[role].append(outcome)
+            if outcome.status is not ForkStatus.COMPLETE and not state.error:
+                state.error, state.message = True, f"{role} fork {pair}: {outcome.message}"
+        if state.skipped or state.error:
+            self._finish(state)
+            return
+        if self.design.is_look(pair):
+            self._look(state, pair)
+
+    def _store_interrupted_pair(self, state: _BenchmarkState, outcomes: dict[str, ForkResult | BaseException]) -> None:
+        for role in ROLES:
+            outcome = outcomes.get(role)
+            partial = outcome if isinstance(outcome, ForkResult) else getattr(outcome, "partial_fork", None)
+            if isinstance(partial, ForkResult) and (partial.warmup or partial.measurement):
+                self.store.save_fork(self.run_ids[role], state.planned(role).benchmark.id,
+                                     replace(partial, status=ForkStatus.FAILED, message="interrupted"))
 
     def _look(self, state: _BenchmarkState, pair: int) -> None:
         base = complete_matrix(state.forks["base"])

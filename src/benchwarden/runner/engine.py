@@ -143,13 +143,16 @@ def plan_run(suites: Sequence[Suite], cli_filter: str | None = None,
 
 def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, policy: StopPolicy,
              listener: ProgressListener, wall: Callable[[], float] = time.time,
-             recorder: ForkRecorder | None = None) -> ForkResult:
+             recorder: ForkRecorder | None = None,
+             on_start: Callable[[RunningFork], None] | None = None) -> ForkResult:
     """Run one fork: label iterations warmup/measurement by the policy; stop the process at the boundary.
 
     On ForkFailed, the iterations streamed so far are kept in a FAILED fork.
     On KeyboardInterrupt the process group is stopped and the interrupt re-raised,
     with the partial fork attached as ``exc.partial_fork`` so the caller can store it.
     ``recorder`` marks the fork's environment and records it as started (see :mod:`.orphans`).
+    ``on_start`` receives the running fork as soon as it exists, so a caller that runs forks in
+    threads (compare's simultaneous pairs) can stop it from the main thread.
     """
     bounds = planned.bounds
     settings = planned.settings
@@ -168,6 +171,8 @@ def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, polic
         fork = adapter.start_fork(ctx, bench, plan)
         if recorder is not None:
             recorder.started(bench.id, fork_index, fork)
+        if on_start is not None:
+            on_start(fork)
         for result in fork:
             phase, number = labels.add(result)
             listener.iteration_done(bench, fork_index, phase, number, result)

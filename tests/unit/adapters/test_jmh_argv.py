@@ -30,7 +30,7 @@ def plan(**kw) -> ForkPlan:
 
 def test_one_fork_is_one_jmh_process_without_jmh_warmup():
     argv = fork_argv("java", JAR, bench(params=(("size", "100"), ("kind", "a b"))), plan())
-    assert argv == ["java", "-jar", "/x/benchmarks.jar", r"^\Qp.C.m\E$", "-f", "1", "-wi", "0", "-i", "13",
+    assert argv == ["java", "-Djmh.ignoreLock=true", "-jar", "/x/benchmarks.jar", r"^\Qp.C.m\E$", "-f", "1", "-wi", "0", "-i", "13",
                     "-r", "200ms", "-w", "200ms", "-bm", "avgt", "-tu", "ns", "-foe", "true",
                     "-p", "size=100", "-p", "kind=a b"]
 

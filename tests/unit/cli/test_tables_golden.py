@@ -35,14 +35,16 @@ from benchwarden.model import (
     StopDecision,
 )
 from benchwarden.store import open_store
+from benchwarden.units import from_ns_per_op
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "tables"
 PACKAGE = "org.openjdk.jmh.benchmarks."
 
 
-def _fork(index: int, values: list[float], start: float, warmup: int = 3) -> ForkResult:
-    its = tuple(IterationResult(value_ns=v, raw_value=v) for v in values)
-    warm = tuple(IterationResult(value_ns=v * 1.2, raw_value=v * 1.2) for v in values[:warmup])
+def _fork(index: int, values: list[float], start: float, warmup: int = 3, unit: str = "ns/op") -> ForkResult:
+    # raw_value is the harness's own figure in the benchmark's unit (ops/s for throughput), as adapters store it
+    its = tuple(IterationResult(value_ns=v, raw_value=from_ns_per_op(v, unit)) for v in values)
+    warm = tuple(IterationResult(value_ns=v * 1.2, raw_value=from_ns_per_op(v * 1.2, unit)) for v in values[:warmup])
     decisions = tuple(StopDecision(stop=i == warmup - 1, reason="stable" if i == warmup - 1 else "not-stable",
                                    values={"cv": 0.02 - 0.005 * i}) for i in range(warmup))
     return ForkResult(index, ForkStatus.COMPLETE, warmup=warm, measurement=its, started_at=start,
@@ -63,8 +65,9 @@ def _run() -> RunData:
         results.append(BenchmarkResult(b, forks, fork_decisions=(StopDecision(True, "stable", {"cv": 0.004}),)))
     thrpt = Benchmark(BenchmarkId("jmh", PACKAGE + "ThroughputBench.ops"), mode="thrpt", unit="ops/s",
                       direction=Direction.HIGHER_IS_BETTER)
-    results.append(BenchmarkResult(thrpt, (_fork(1, [1e9 / 52_000, 1e9 / 51_000, 1e9 / 53_000], 1100.0),
-                                           _fork(2, [1e9 / 52_500, 1e9 / 51_900, 1e9 / 52_100], 1104.0))))
+    results.append(BenchmarkResult(thrpt, (_fork(1, [1e9 / 52_000, 1e9 / 51_000, 1e9 / 53_000], 1100.0, unit="ops/s"),
+                                           _fork(2, [1e9 / 52_500, 1e9 / 51_900, 1e9 / 52_100], 1104.0,
+                                                 unit="ops/s"))))
     broken = Benchmark(BenchmarkId("jmh", PACKAGE + "BrokenBench.crashes"), mode="avgt", unit="ns/op")
     results.append(BenchmarkResult(broken, (ForkResult(1, ForkStatus.FAILED, started_at=1200.0, finished_at=1201.0,
                                                        message="exit status 1"),),
@@ -120,7 +123,7 @@ def assert_fits(text: str, width: int, whole: tuple[str, ...] = ()) -> None:
 @pytest.mark.parametrize("columns", [80, 200])
 def test_show_golden(store, monkeypatch, columns):
     text = render(["show"], columns, monkeypatch)
-    assert_fits(text, columns, ("81.75", "1,241,967", "0.8464", "52,076", "CoreStabilityBench.test[param=1,size=1000]"))
+    assert_fits(text, columns, ("81.75", "1,241,967", "0.8464", "52,083", "CoreStabilityBench.test[param=1,size=1000]"))
     check_golden(f"show-{columns}.txt", text)
 
 

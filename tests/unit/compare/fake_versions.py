@@ -9,6 +9,7 @@ Benchmarks named ``crash*`` fail in the fork given by ``crash_fork`` on the cand
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -25,9 +26,21 @@ class VersionedFork:
     unit: str
     fail_after: int | None = None
     stopped: bool = False
+    delay_s: float = 0.0  # wall time per iteration, for tests of forks that run at the same time
+    spans: list | None = None  # (start, end) of the iteration loop is appended here when given
 
     def __iter__(self) -> Iterator[IterationResult]:
+        start = time.monotonic()
+        try:
+            yield from self._iterations()
+        finally:
+            if self.spans is not None:
+                self.spans.append((start, time.monotonic()))
+
+    def _iterations(self) -> Iterator[IterationResult]:
         for i, v in enumerate(self.values, start=1):
+            if self.delay_s:
+                time.sleep(self.delay_s)
             if self.stopped:
                 return
             if self.fail_after is not None and i > self.fail_after:
@@ -51,7 +64,9 @@ class VersionedAdapter:
     seed: int = 0
     crash_fork: int = 2
     kind: str = "fake"
+    delay_s: float = 0.0
     started: list[tuple[str, float, int]] = field(default_factory=list)  # (benchmark, factor, fork index)
+    spans: list[tuple[float, float]] = field(default_factory=list)  # one per fork, in the order forks end
 
     def __post_init__(self) -> None:
         self.rng = np.random.default_rng(self.seed)
@@ -78,7 +93,7 @@ class VersionedAdapter:
         fail = None
         if benchmark.id.name.startswith("crash") and factor != 1.0 and plan.fork_index == self.crash_fork:
             fail = 1
-        return VersionedFork(values, benchmark.unit, fail_after=fail)
+        return VersionedFork(values, benchmark.unit, fail_after=fail, delay_s=self.delay_s, spans=self.spans)
 
 
 _instances = iter(range(1_000_000))

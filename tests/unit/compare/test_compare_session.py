@@ -126,6 +126,41 @@ def test_interrupt_keeps_the_forks_and_says_how_to_analyse_them(tmp_path, store)
         assert run.status is RunStatus.INTERRUPTED and len(run.results[0].forks) == 4
 
 
+def test_simultaneous_pairs_run_both_forks_at_the_same_time(tmp_path, store):
+    adapter = VersionedAdapter(names=("steady",), delay_s=0.01)
+    comparison = _compare(tmp_path, store, adapter, "1.15", pairing="simultaneous")
+    (result,) = comparison.benchmarks
+    assert result.verdict is Verdict.SLOWER and set(result.order) == {"b+c"}
+    spans = adapter.spans
+    assert len(spans) == 2 * result.pairs
+    for first, second in zip(spans[::2], spans[1::2]):  # the two forks of each pair overlap in time
+        assert max(first[0], second[0]) < min(first[1], second[1])
+    for run_id, factor in ((1, 1.0), (2, 1.15)):  # each side's forks are stored under its own run
+        run = store.load_run(run_id)
+        assert len(run.results[0].forks) == result.pairs
+    again = compare_runs(store.load_run(1), store.load_run(2), CompareSettings(pairing="simultaneous"))
+    assert again.benchmarks[0].verdict is Verdict.SLOWER and again.benchmarks[0].ratio == result.ratio
+
+
+def test_an_interrupt_during_a_simultaneous_pair_stops_both_forks_and_keeps_what_they_measured(tmp_path, store):
+    class Interrupting(CompareListener):
+        def iteration_done(self, benchmark, fork_index, phase, number, result):
+            if fork_index == 5 and number == 3:
+                raise KeyboardInterrupt
+
+    options = SessionOptions(settings=CompareSettings(pairing="simultaneous", max_forks=8), seed=1)
+    adapter = VersionedAdapter(names=("steady",), fork_sigma=0.3, delay_s=0.002)  # noisy: still going at pair 5
+    with pytest.raises(CompareInterrupted):
+        run_comparison(_sources(tmp_path, "1.01"), store, options, adapter_factory=lambda kind: adapter,
+                       listener=Interrupting())
+    for run_id in (1, 2):
+        run = store.load_run(run_id)
+        forks = run.results[0].forks
+        assert run.status is RunStatus.INTERRUPTED
+        assert [f.index for f in forks if f.message == "interrupted"] == [5]  # the pair's partial forks kept
+        assert len([f for f in forks if f.message != "interrupted"]) == 4
+
+
 def test_nothing_to_compare_is_an_error(tmp_path, store):
     adapter = VersionedAdapter(names=("steady",))
     with pytest.raises(BenchwardenError, match="nothing to compare"):
