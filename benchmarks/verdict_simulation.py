@@ -36,7 +36,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))

@@ -37,7 +37,7 @@ def test_one_fork_is_one_jmh_process_without_jmh_warmup():
 
 def test_throughput_prints_in_ops_per_second_and_uses_the_jmh_name():
     argv = fork_argv("java", JAR, bench(mode="thrpt", unit="ops/ms"), plan())
-    assert argv[3] == r"^\Qp.C.m\E$"
+    assert argv[4] == r"^\Qp.C.m\E$"
     assert argv[argv.index("-bm") + 1] == "thrpt" and argv[argv.index("-tu") + 1] == "s"
 
 
