@@ -189,14 +189,16 @@ class CompareProgressLines(CompareListener):
         self.console = console
         self.pair_forks: dict[str, list[ForkResult]] = {}
         self.orders: dict[str, tuple[str, str]] = {}
+        self.together: dict[str, bool] = {}
 
     def session_started(self, benchmarks: int, design: SequentialDesign) -> None:
         self.console.print(f"comparing {benchmarks} benchmark(s): fork pairs interleaved in random order, "
                            f"{design.min_pairs}–{design.max_pairs} pairs each", markup=False)
 
-    def pair_started(self, key: str, pair: int, order: tuple[str, str]) -> None:
+    def pair_started(self, key: str, pair: int, order: tuple[str, str], simultaneous: bool = False) -> None:
         self.pair_forks[key] = []
         self.orders[key] = order
+        self.together[key] = simultaneous
 
     def fork_finished(self, benchmark, fork: ForkResult) -> None:
         key = benchmark.id.key
@@ -204,7 +206,8 @@ class CompareProgressLines(CompareListener):
         forks.append(fork)
         if len(forks) == 2:
             parts = [f"{role} {self._fork_text(f, benchmark.unit)}" for role, f in zip(self.orders[key], forks)]
-            self.console.print(visible(f"  {key}  pair {fork.index}: {parts[0]}, then {parts[1]}"), markup=False,
+            link = "beside" if self.together.get(key) else "then"
+            self.console.print(visible(f"  {key}  pair {fork.index}: {parts[0]}, {link} {parts[1]}"), markup=False,
                                highlight=False)
 
     def _fork_text(self, fork: ForkResult, unit: str) -> str:

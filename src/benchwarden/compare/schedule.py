@@ -84,8 +84,9 @@ class CompareListener(ProgressListener):
     def session_started(self, benchmarks: int, design: SequentialDesign) -> None:
         pass
 
-    def pair_started(self, key: str, pair: int, order: tuple[str, str]) -> None:
-        pass
+    def pair_started(self, key: str, pair: int, order: tuple[str, str], simultaneous: bool = False) -> None:
+        """A pair begins: ``order`` is the order its forks run in, or, ``simultaneous``, the order they are
+        reported in (both run at once)."""
 
     def look_done(self, key: str, look: Look, decision: StopDecision) -> None:
         pass
@@ -202,7 +203,7 @@ class InterleavedSession:
         An interrupt (Ctrl-C in the main thread, or raised by a listener in a fork's thread) stops both
         forks' process groups, stores what they measured as failed "interrupted" forks and re-raises.
         """
-        self.listener.pair_started(state.key, pair, tuple(ROLES))  # type: ignore[arg-type]
+        self.listener.pair_started(state.key, pair, ("base", "candidate"), simultaneous=True)
         state.order.append("b+c")
         listener = _SerialListener(self.listener)
         outcomes: dict[str, ForkResult | BaseException] = {}
