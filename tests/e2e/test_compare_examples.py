@@ -132,7 +132,8 @@ def test_a_ten_percent_change_is_never_called_unchanged_or_faster(tmp_path, name
 
 def test_simultaneous_pairs_run_side_by_side_and_an_aa_stays_quiet(tmp_path):
     root = _example(tmp_path, "python")
-    status, data, err = _compare(root, "python", "--pairing", "simultaneous", "--max-forks", "6", "--seed", "4")
+    status, data, err = _compare(root, "python", "WORKTREE", "WORKTREE", "--pairing", "simultaneous", "--max-forks", "6",
+                                 "--seed", "4")
     (result,) = data["benchmarks"]
     assert set(result["order"]) == {"b+c"}
     assert result["verdict"] in ("unchanged", "inconclusive"), (result, err)
