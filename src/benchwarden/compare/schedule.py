@@ -69,11 +69,11 @@ class _SerialListener(ProgressListener):
         self.inner = inner
         self.lock = threading.Lock()
 
-    def fork_started(self, benchmark, fork_index, forks_max):  # type: ignore[override]
+    def fork_started(self, benchmark, fork_index, forks_max):
         with self.lock:
             self.inner.fork_started(benchmark, fork_index, forks_max)
 
-    def iteration_done(self, benchmark, fork_index, phase, number, result):  # type: ignore[override]
+    def iteration_done(self, benchmark, fork_index, phase, number, result):
         with self.lock:
             self.inner.iteration_done(benchmark, fork_index, phase, number, result)
 

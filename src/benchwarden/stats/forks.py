@@ -28,7 +28,7 @@ from typing import Union
 
 import numpy as np
 
-ForkData = Union[np.ndarray, Sequence[Sequence[float]], Sequence[float]]
+ForkData = Union[np.ndarray, Sequence[np.ndarray], Sequence[Sequence[float]], Sequence[float]]
 """Anything :func:`as_forks` accepts."""
 
 
