@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from benchwarden.spl.interpretations import INTERPRETATIONS, SideData, compare
-from benchwarden.spl.logic import Verdict
+from benchwarden.spl.logic import Truth
 
 
 def two_level(rng, mean, forks, iterations=20, fork_sigma=0.03, noise_sigma=0.05):
@@ -25,14 +25,14 @@ def two_level(rng, mean, forks, iterations=20, fork_sigma=0.03, noise_sigma=0.05
 
 
 def rates(interpretation, ratio, forks, alpha, fork_sigma, experiments, resamples):
-    counts = {v: 0 for v in Verdict}
+    counts = {v: 0 for v in Truth}
     for seed in range(experiments):
         rng = np.random.default_rng(10_000 + seed)
         a = two_level(rng, 100.0 * ratio, forks, fork_sigma=fork_sigma)
         b = two_level(rng, 100.0, forks, fork_sigma=fork_sigma)
         counts[compare(interpretation, "<=", SideData.measured(a), SideData.measured(b), alpha,
                        n_resamples=resamples, seed=seed).verdict] += 1
-    return {v: counts[v] / experiments for v in Verdict}
+    return {v: counts[v] / experiments for v in Truth}
 
 
 def timing(interpretation, repeats=20):
@@ -57,8 +57,8 @@ def main() -> None:
             for alpha in (0.05, 0.01):
                 for ratio in (0.90, 0.97, 1.00, 1.03, 1.10):
                     r = rates(interpretation, ratio, 5, alpha, fork_sigma, args.experiments, args.resamples)
-                    print(f"| {interpretation} | {fork_sigma:.0%} | {alpha} | {ratio:.2f} | {r[Verdict.HOLDS]:.3f} | "
-                          f"{r[Verdict.FAILS]:.3f} | {r[Verdict.UNDECIDED]:.3f} |")
+                    print(f"| {interpretation} | {fork_sigma:.0%} | {alpha} | {ratio:.2f} | {r[Truth.HOLDS]:.3f} | "
+                          f"{r[Truth.FAILS]:.3f} | {r[Truth.UNDECIDED]:.3f} |")
     base = timing("quick")
     print("\n| interpretation | time per comparison | ratio to quick |")
     print("|---|---|---|")

@@ -51,7 +51,7 @@ DYNAMIC_POLICIES = ("divergence", "kld", "dynamic", "rciw", "ci", "cov")
 
 
 @dataclass(frozen=True)
-class Bounds:
+class SuggestedBounds:
     warmup_min: int
     warmup_max: int
     iterations: int
@@ -73,13 +73,13 @@ def representative_shape(report: AuditReport) -> RunShape | None:
     return max(weights, key=lambda s: (weights[s], s.combination_s))
 
 
-def derive_bounds(shape: RunShape, share: float = 1.0, iteration_time_s: float = ITERATION_TIME_S) -> Bounds:
+def derive_bounds(shape: RunShape, share: float = 1.0, iteration_time_s: float = ITERATION_TIME_S) -> SuggestedBounds:
     """Dynamic bounds from one static JMH configuration (see the module docstring for the rules)."""
     warmup_max = max(WARMUP_MIN, math.ceil(shape.warmup_iterations * shape.warmup_time_s / iteration_time_s - 1e-9))
     iterations = min(MEASUREMENT_MAX, max(MEASUREMENT_MIN, math.ceil(
         shape.measurement_iterations * shape.measurement_time_s / iteration_time_s - 1e-9)))
     forks_max = max(shape.forks, FORKS_MIN)
-    return Bounds(WARMUP_MIN, warmup_max, iterations, FORKS_MIN, forks_max, iteration_time_s, shape, share)
+    return SuggestedBounds(WARMUP_MIN, warmup_max, iterations, FORKS_MIN, forks_max, iteration_time_s, shape, share)
 
 
 def _toml_str(text: str) -> str:

@@ -134,7 +134,7 @@ def _assertions(inv: Invocation, config: Config, model: CheckModel, checker: Che
 def _print(inv: Invocation, outcome: CheckOutcome, junit_path: Path | None, metrics: list) -> None:
     from benchwarden.report.metric_summary import metric_summary_table
     from benchwarden.report.table import to_rich
-    from benchwarden.spl.logic import Verdict
+    from benchwarden.spl.logic import Truth
     from benchwarden.spl.report import (
         STYLE,
         assertion_header,
@@ -153,7 +153,7 @@ def _print(inv: Invocation, outcome: CheckOutcome, junit_path: Path | None, metr
         lines = expansion_lines(result.root, prefix=prefix)
         if len(lines) > 1:
             for line, verdict in lines:
-                console.print(Text(visible(f"    {line}  → {verdict.value}"), style=STYLE[verdict] if verdict is Verdict.FAILS else ""))
+                console.print(Text(visible(f"    {line}  → {verdict.value}"), style=STYLE[verdict] if verdict is Truth.FAILS else ""))
         console.print(to_rich(comparison_table(result, prefix)))
         for warning in warnings_of(result, prefix):
             console.print(Text(visible(f"    note: {warning}"), style="dim"))
@@ -170,11 +170,11 @@ def _print(inv: Invocation, outcome: CheckOutcome, junit_path: Path | None, metr
 
 
 def _exit_status(outcome: CheckOutcome, strict: bool) -> int:
-    from benchwarden.spl.logic import Verdict
+    from benchwarden.spl.logic import Truth
 
     if outcome.errors:
         return ExitStatus.ERROR
     verdict = outcome.verdict
-    if verdict is Verdict.FAILS or (strict and verdict is Verdict.UNDECIDED):
+    if verdict is Truth.FAILS or (strict and verdict is Truth.UNDECIDED):
         return ExitStatus.REGRESSION
     return ExitStatus.OK

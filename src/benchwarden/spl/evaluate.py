@@ -40,7 +40,7 @@ from benchwarden.runner.engine import Plan, PlannedBenchmark, Runner
 from benchwarden.runner.progress import ProgressListener
 from benchwarden.spl.ast import Program
 from benchwarden.spl.expand import ExpandedAssertion, Instance, expand_program
-from benchwarden.spl.logic import Verdict, v_all
+from benchwarden.spl.logic import Truth, v_all
 from benchwarden.spl.reuse import CHECK_LABEL, StoreLookup, fingerprint
 from benchwarden.spl.settings import CheckSettings
 from benchwarden.spl.verdicts import AssertionResult, InstanceData, evaluate
@@ -175,7 +175,7 @@ class CheckOutcome:
         return sorted({f"{i.label}: {c.failure}" for i, c in self.instances.items() if c.failure})
 
     @property
-    def verdict(self) -> Verdict:
+    def verdict(self) -> Truth:
         """All assertions together: fails if any fails, holds if all hold, else undecided."""
         return v_all(a.verdict for a in self.assertions)
 
@@ -215,7 +215,7 @@ class Checker:
         results = self._evaluate(assertions, keys)
         rounds = 0
         while rounds < self.settings.max_rounds and not self.settings.lenient:
-            wanted = {keys[i] for r in results if r.verdict is Verdict.UNDECIDED for i in r.undecided_instances()}
+            wanted = {keys[i] for r in results if r.verdict is Truth.UNDECIDED for i in r.undecided_instances()}
             more = {k: n for k in wanted if (n := self._more_forks(k)) > 0}
             if not more:
                 break

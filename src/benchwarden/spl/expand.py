@@ -3,7 +3,7 @@
 Expansion resolves aliases, ``SELF``/``THIS``, benchmark references (against what the adapters
 list, at the revision each term names), arguments (positional or named, literal or a quantifier
 variable), and unrolls quantifiers over their finite sets.  Each relation becomes a
-:class:`Comparison` between two *sides*, each ``scale · instance + offset`` or a constant; each
+:class:`ExpandedRelation` between two *sides*, each ``scale · instance + offset`` or a constant; each
 assertion becomes a tree of :class:`Atom`, :class:`AllOf`, :class:`AnyOf` and :class:`NotOf`.
 
 It is pure given a :class:`Catalog` (what each revision lists), so it is tested without any
@@ -108,7 +108,7 @@ class SideSpec:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class ExpandedRelation:
     """One atomic comparison after expansion; ``span`` is the relation it came from."""
 
     left: SideSpec
@@ -127,7 +127,7 @@ class Comparison:
 
 @dataclass(frozen=True)
 class Atom:
-    comparison: Comparison
+    comparison: ExpandedRelation
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,7 @@ class ExpandedAssertion:
     span: Span
     options: Options
     tree: Node
-    comparisons: tuple[Comparison, ...] = field(default=())
+    comparisons: tuple[ExpandedRelation, ...] = field(default=())
 
     @property
     def instances(self) -> tuple[Instance, ...]:
@@ -237,7 +237,7 @@ def _define_alias(ctx: _Context, alias: AliasDef) -> None:
 
 def _expand_assertion(ctx: _Context, assertion: Assertion) -> ExpandedAssertion:
     options = _options(ctx, assertion)
-    comparisons: list[Comparison] = []
+    comparisons: list[ExpandedRelation] = []
     tree = _expand_formula(ctx, assertion.formula, {}, comparisons)
     name = f"{assertion.span.source}:{assertion.span.line}"
     return ExpandedAssertion(name, assertion.text, assertion.span, options, tree, tuple(comparisons))
@@ -261,7 +261,7 @@ def _options(ctx: _Context, assertion: Assertion) -> Options:
     return Options(using.interpretation, values.get("alpha"), values.get("margin"))
 
 
-def _expand_formula(ctx: _Context, f: Formula, env: dict[str, Literal], out: list[Comparison]) -> Node:
+def _expand_formula(ctx: _Context, f: Formula, env: dict[str, Literal], out: list[ExpandedRelation]) -> Node:
     if isinstance(f, Relation):
         comparison = _comparison(ctx, f, env)
         out.append(comparison)
@@ -275,7 +275,7 @@ def _expand_formula(ctx: _Context, f: Formula, env: dict[str, Literal], out: lis
     return _expand_quantifier(ctx, f, env, out)
 
 
-def _expand_quantifier(ctx: _Context, q: Quantifier, env: dict[str, Literal], out: list[Comparison]) -> Node:
+def _expand_quantifier(ctx: _Context, q: Quantifier, env: dict[str, Literal], out: list[ExpandedRelation]) -> Node:
     if q.var in env:
         raise ctx.error(q.span, f"variable '{q.var}' is already bound by an enclosing quantifier")
     if q.var in ctx.aliases:
@@ -300,11 +300,11 @@ class _Lin:
     timed: bool
 
 
-def _comparison(ctx: _Context, rel: Relation, env: dict[str, Literal]) -> Comparison:
+def _comparison(ctx: _Context, rel: Relation, env: dict[str, Literal]) -> ExpandedRelation:
     left, right = _side(ctx, rel.left, env), _side(ctx, rel.right, env)
     if left.instance is None and right.instance is None:
         raise ctx.error(rel.span, "this relation compares no benchmark: at least one side needs a benchmark term")
-    return Comparison(left, rel.op, right, rel.span)
+    return ExpandedRelation(left, rel.op, right, rel.span)
 
 
 def _side(ctx: _Context, expr: Expr, env: dict[str, Literal]) -> SideSpec:

@@ -45,7 +45,7 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import stats as sps
 
-from benchwarden.spl.logic import Verdict
+from benchwarden.spl.logic import Truth
 from benchwarden.spl.settings import DEFAULT_RESAMPLES, INTERPRETATIONS
 from benchwarden.stats import hierarchical_bootstrap_means
 
@@ -117,7 +117,7 @@ class Estimate:
 
 
 @dataclass(frozen=True)
-class ComparisonStats:
+class RelationStats:
     """The outcome of one atomic comparison under one interpretation.
 
     Means are of the transformed sides, in ns/op.  ``low``/``high`` bound ``d = left − right`` with
@@ -136,7 +136,7 @@ class ComparisonStats:
     high_ns: float
     p_fails: float
     p_holds: float
-    verdict: Verdict
+    verdict: Truth
     df: float | None = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
@@ -338,7 +338,7 @@ def estimate(interpretation: str, left: SideData, right: SideData, *, n_resample
 # -- verdicts -----------------------------------------------------------------------------------------
 
 def decide(op: str, est: Estimate, alpha: float, margin_ns: float = 0.0,
-           lenient: bool = False) -> tuple[Verdict, float, float]:
+           lenient: bool = False) -> tuple[Truth, float, float]:
     """The verdict of ``left op right`` and its (p_fails, p_holds); see the module docstring.
 
     ``lenient``: the thesis' two-valued reading (Horký Def. 8–10: a relation holds unless its null
@@ -356,19 +356,19 @@ def decide(op: str, est: Estimate, alpha: float, margin_ns: float = 0.0,
     else:
         raise ValueError(f"unknown relation {op!r}")
     if p_fails < alpha:
-        return Verdict.FAILS, p_fails, p_holds
+        return Truth.FAILS, p_fails, p_holds
     if p_holds < alpha or lenient:
-        return Verdict.HOLDS, p_fails, p_holds
-    return Verdict.UNDECIDED, p_fails, p_holds
+        return Truth.HOLDS, p_fails, p_holds
+    return Truth.UNDECIDED, p_fails, p_holds
 
 
 def compare(interpretation: str, op: str, left: SideData, right: SideData, alpha: float = 0.05,
             margin: float = 0.0, *, lenient: bool = False, n_resamples: int = DEFAULT_RESAMPLES,
-            seed: int | np.random.Generator | None = 0) -> ComparisonStats:
+            seed: int | np.random.Generator | None = 0) -> RelationStats:
     """Evaluate ``left op right`` under ``interpretation`` at level ``alpha``.
 
     ``margin``: equivalence margin of ``=`` as a fraction of the mean of the two transformed sides
-    (ignored by the inequalities).  ``lenient``: see :func:`decide`.  Returns every number a report needs; see :class:`ComparisonStats`.
+    (ignored by the inequalities).  ``lenient``: see :func:`decide`.  Returns every number a report needs; see :class:`RelationStats`.
     """
     est = estimate(interpretation, left, right, n_resamples=n_resamples, seed=seed)
     side_mean = _pooled_mean if interpretation == "quick" else SideData.transformed_mean
@@ -376,7 +376,7 @@ def compare(interpretation: str, op: str, left: SideData, right: SideData, alpha
     margin_ns = margin * (abs(left_mean) + abs(right_mean)) / 2.0
     verdict, p_fails, p_holds = decide(op, est, alpha, margin_ns, lenient)
     low, high = est.interval(alpha)
-    return ComparisonStats(interpretation=interpretation, op=op, alpha=alpha, margin=margin,
+    return RelationStats(interpretation=interpretation, op=op, alpha=alpha, margin=margin,
                            left_mean_ns=left_mean, right_mean_ns=right_mean, difference_ns=est.difference,
                            low_ns=low, high_ns=high, p_fails=p_fails, p_holds=p_holds, verdict=verdict,
                            df=est.df, warnings=est.warnings)

@@ -20,40 +20,40 @@ import enum
 from typing import Iterable
 
 
-class Verdict(str, enum.Enum):
+class Truth(str, enum.Enum):
     HOLDS = "holds"
     FAILS = "fails"
     UNDECIDED = "undecided"
 
     @property
     def decided(self) -> bool:
-        return self is not Verdict.UNDECIDED
+        return self is not Truth.UNDECIDED
 
 
-def v_not(v: Verdict) -> Verdict:
+def v_not(v: Truth) -> Truth:
     """Negation: swaps holds and fails."""
-    if v is Verdict.HOLDS:
-        return Verdict.FAILS
-    if v is Verdict.FAILS:
-        return Verdict.HOLDS
-    return Verdict.UNDECIDED
+    if v is Truth.HOLDS:
+        return Truth.FAILS
+    if v is Truth.FAILS:
+        return Truth.HOLDS
+    return Truth.UNDECIDED
 
 
-def v_all(verdicts: Iterable[Verdict]) -> Verdict:
+def v_all(verdicts: Iterable[Truth]) -> Truth:
     """Conjunction (and, ``for``): fails if any fails, holds if all hold, else undecided. Empty -> holds."""
     seen = list(verdicts)
-    if any(v is Verdict.FAILS for v in seen):
-        return Verdict.FAILS
-    if all(v is Verdict.HOLDS for v in seen):
-        return Verdict.HOLDS
-    return Verdict.UNDECIDED
+    if any(v is Truth.FAILS for v in seen):
+        return Truth.FAILS
+    if all(v is Truth.HOLDS for v in seen):
+        return Truth.HOLDS
+    return Truth.UNDECIDED
 
 
-def v_any(verdicts: Iterable[Verdict]) -> Verdict:
+def v_any(verdicts: Iterable[Truth]) -> Truth:
     """Disjunction (or, ``exists``): holds if any holds, fails if all fail, else undecided. Empty -> fails."""
     seen = list(verdicts)
-    if any(v is Verdict.HOLDS for v in seen):
-        return Verdict.HOLDS
-    if all(v is Verdict.FAILS for v in seen):
-        return Verdict.FAILS
-    return Verdict.UNDECIDED
+    if any(v is Truth.HOLDS for v in seen):
+        return Truth.HOLDS
+    if all(v is Truth.FAILS for v in seen):
+        return Truth.FAILS
+    return Truth.UNDECIDED

@@ -14,11 +14,11 @@ from benchwarden.report.junit import JUnitCase
 from benchwarden.report.table import Column, TableModel, fmt_number
 from benchwarden.spl.evaluate import CheckOutcome
 from benchwarden.spl.expand import format_ns
-from benchwarden.spl.logic import Verdict
-from benchwarden.spl.verdicts import AssertionResult, ComparisonResult, NodeResult
+from benchwarden.spl.logic import Truth
+from benchwarden.spl.verdicts import AssertionResult, NodeResult, RelationResult
 
-MARK = {Verdict.HOLDS: "✔ holds", Verdict.FAILS: "✘ FAILS", Verdict.UNDECIDED: "? undecided"}
-STYLE = {Verdict.HOLDS: "green", Verdict.FAILS: "bold red", Verdict.UNDECIDED: "yellow"}
+MARK = {Truth.HOLDS: "✔ holds", Truth.FAILS: "✘ FAILS", Truth.UNDECIDED: "? undecided"}
+STYLE = {Truth.HOLDS: "green", Truth.FAILS: "bold red", Truth.UNDECIDED: "yellow"}
 
 
 def fmt_time(value_ns: float) -> str:
@@ -39,7 +39,7 @@ def fmt_p(p: float) -> str:
     return "<0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
-def expansion_lines(node: NodeResult, depth: int = 0, prefix: str | None = None) -> list[tuple[str, Verdict]]:
+def expansion_lines(node: NodeResult, depth: int = 0, prefix: str | None = None) -> list[tuple[str, Truth]]:
     """The evaluated expansion as indented lines with their verdicts (a single comparison: one line)."""
     lines = [("  " * depth + short(node.label, prefix), node.verdict)]
     for child in node.children:
@@ -74,7 +74,7 @@ def _confidence(alpha: float) -> str:
     return f"{(1 - 2 * alpha) * 100:.4g}% CI"
 
 
-def _row(c: ComparisonResult) -> list[str]:
+def _row(c: RelationResult) -> list[str]:
     if c.stats is None:
         return [c.comparison.text, "-", "-", "-", "-", "-", f"{c.verdict.value}: {c.note}"]
     s = c.stats
@@ -121,9 +121,9 @@ def instance_table(outcome: CheckOutcome) -> TableModel:
 
 
 def summary_line(outcome: CheckOutcome) -> str:
-    counts = {v: sum(1 for a in outcome.assertions if a.verdict is v) for v in Verdict}
-    return (f"{len(outcome.assertions)} assertion(s): {counts[Verdict.HOLDS]} hold, {counts[Verdict.FAILS]} fail, "
-            f"{counts[Verdict.UNDECIDED]} undecided; {len(outcome.instances)} benchmark instance(s), "
+    counts = {v: sum(1 for a in outcome.assertions if a.verdict is v) for v in Truth}
+    return (f"{len(outcome.assertions)} assertion(s): {counts[Truth.HOLDS]} hold, {counts[Truth.FAILS]} fail, "
+            f"{counts[Truth.UNDECIDED]} undecided; {len(outcome.instances)} benchmark instance(s), "
             f"{sum(len(c.forks) for c in outcome.instances.values())} fork(s), "
             f"{outcome.rounds} extra round(s), runs {', '.join(map(str, outcome.runs)) or 'none (all reused)'}")
 
@@ -141,7 +141,7 @@ def _node_json(node: NodeResult) -> dict[str, Any]:
     return out
 
 
-def _comparison_json(c: ComparisonResult) -> dict[str, Any]:
+def _comparison_json(c: RelationResult) -> dict[str, Any]:
     cmp = c.comparison
     out: dict[str, Any] = {
         "comparison": cmp.text, "op": cmp.op, "verdict": c.verdict.value, "note": c.note,
@@ -192,9 +192,9 @@ def junit_cases(outcome: CheckOutcome, strict: bool = False) -> list[JUnitCase]:
         broken = [i.label for i in a.assertion.instances if i.label in failed_labels]
         if broken:
             outcome_name, message = "error", f"could not measure {', '.join(broken)}"
-        elif a.verdict is Verdict.FAILS:
+        elif a.verdict is Truth.FAILS:
             outcome_name, message = "failure", f"assertion fails: {a.assertion.text}"
-        elif a.verdict is Verdict.UNDECIDED:
+        elif a.verdict is Truth.UNDECIDED:
             outcome_name = "failure" if strict else "skipped"
             message = f"undecided (not enough evidence either way): {a.assertion.text}"
         else:

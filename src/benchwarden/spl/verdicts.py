@@ -16,9 +16,9 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from benchwarden.spl.expand import AllOf, Atom, Comparison, ExpandedAssertion, Instance, Node, NotOf, SideSpec
-from benchwarden.spl.interpretations import ComparisonStats, Linear, SideData, compare
-from benchwarden.spl.logic import Verdict, v_all, v_any, v_not
+from benchwarden.spl.expand import AllOf, Atom, ExpandedAssertion, ExpandedRelation, Instance, Node, NotOf, SideSpec
+from benchwarden.spl.interpretations import Linear, RelationStats, SideData, compare
+from benchwarden.spl.logic import Truth, v_all, v_any, v_not
 from benchwarden.spl.settings import CheckSettings
 
 
@@ -32,10 +32,10 @@ class InstanceData:
 
 
 @dataclass(frozen=True)
-class ComparisonResult:
-    comparison: Comparison
-    verdict: Verdict
-    stats: ComparisonStats | None = None
+class RelationResult:
+    comparison: ExpandedRelation
+    verdict: Truth
+    stats: RelationStats | None = None
     note: str | None = None  # why there are no statistics (a benchmark failed or has no data)
 
 
@@ -45,9 +45,9 @@ class NodeResult:
     comparison text), its verdict, and its children (or its comparison, for a leaf)."""
 
     label: str
-    verdict: Verdict
+    verdict: Truth
     children: tuple["NodeResult", ...] = ()
-    comparison: ComparisonResult | None = None
+    comparison: RelationResult | None = None
 
 
 @dataclass(frozen=True)
@@ -57,15 +57,15 @@ class AssertionResult:
     alpha: float  # nominal, per comparison
     alpha_per_look: float
     margin: float
-    verdict: Verdict
+    verdict: Truth
     root: NodeResult
-    comparisons: tuple[ComparisonResult, ...]
+    comparisons: tuple[RelationResult, ...]
 
     def undecided_instances(self) -> tuple[Instance, ...]:
         """Instances of the comparisons that are still undecided (what measuring more could settle)."""
         seen: dict[Instance, None] = {}
         for c in self.comparisons:
-            if c.verdict is Verdict.UNDECIDED:
+            if c.verdict is Truth.UNDECIDED:
                 for i in c.comparison.instances:
                     seen.setdefault(i, None)
         return tuple(seen)
@@ -88,9 +88,9 @@ def evaluate(assertion: ExpandedAssertion, data: DataLookup | Mapping[Instance, 
     alpha = opts.alpha if opts.alpha is not None else settings.alpha
     margin = opts.margin if opts.margin is not None else settings.margin
     per_look = alpha / settings.looks
-    cache: dict[Comparison, ComparisonResult] = {}
+    cache: dict[ExpandedRelation, RelationResult] = {}
 
-    def leaf(comparison: Comparison) -> ComparisonResult:
+    def leaf(comparison: ExpandedRelation) -> RelationResult:
         if comparison not in cache:
             cache[comparison] = _compare(comparison, lookup, interpretation, per_look, margin, settings, same)
         return cache[comparison]
@@ -100,7 +100,7 @@ def evaluate(assertion: ExpandedAssertion, data: DataLookup | Mapping[Instance, 
     return AssertionResult(assertion, interpretation, alpha, per_look, margin, root.verdict, root, results)
 
 
-def _walk(node: Node, leaf: Callable[[Comparison], ComparisonResult]) -> NodeResult:
+def _walk(node: Node, leaf: Callable[[ExpandedRelation], RelationResult]) -> NodeResult:
     if isinstance(node, Atom):
         result = leaf(node.comparison)
         return NodeResult(node.comparison.text, result.verdict, (), result)
@@ -122,17 +122,17 @@ def _side(spec: SideSpec, lookup: DataLookup) -> tuple[SideData | None, str | No
     return SideData.measured(data.forks, spec.transform, data.history), None
 
 
-def _paired(comparison: Comparison) -> Comparison:
+def _paired(comparison: ExpandedRelation) -> ExpandedRelation:
     """``t_l(X) op t_r(X)`` on one sample is ``(t_l − t_r)(X) op 0``: the difference of the transformations
     applied to every observation, against the constant 0.  With equal scales it is exact (no variance),
     which is the thesis' axiom 4 (generalised reflexivity: t_l ≤ t_r implies P ≤ P in every interpretation)."""
     lt, rt = comparison.left.transform, comparison.right.transform
     left = SideSpec(comparison.left.instance, Linear(lt.scale - rt.scale, lt.offset_ns - rt.offset_ns))
-    return Comparison(left, comparison.op, SideSpec(None, Linear(), 0.0), comparison.span)
+    return ExpandedRelation(left, comparison.op, SideSpec(None, Linear(), 0.0), comparison.span)
 
 
-def _compare(comparison: Comparison, lookup: DataLookup, interpretation: str, alpha: float, margin: float,
-             settings: CheckSettings, same: Callable[[Instance, Instance], bool]) -> ComparisonResult:
+def _compare(comparison: ExpandedRelation, lookup: DataLookup, interpretation: str, alpha: float, margin: float,
+             settings: CheckSettings, same: Callable[[Instance, Instance], bool]) -> RelationResult:
     evaluated = comparison
     l_inst, r_inst = comparison.left.instance, comparison.right.instance
     if l_inst is not None and r_inst is not None and same(l_inst, r_inst):
@@ -140,7 +140,7 @@ def _compare(comparison: Comparison, lookup: DataLookup, interpretation: str, al
     left, why_left = _side(evaluated.left, lookup)
     right, why_right = _side(evaluated.right, lookup)
     if left is None or right is None:
-        return ComparisonResult(comparison, Verdict.UNDECIDED, None, why_left or why_right)
+        return RelationResult(comparison, Truth.UNDECIDED, None, why_left or why_right)
     seed = np.random.default_rng([settings.seed, zlib.crc32(comparison.text.encode())])
     stats = compare(interpretation, comparison.op, left, right, alpha, margin, lenient=settings.lenient,
                     n_resamples=settings.resamples, seed=seed)
@@ -150,4 +150,4 @@ def _compare(comparison: Comparison, lookup: DataLookup, interpretation: str, al
                         right_mean_ns=comparison.right.transform.apply(mean),
                         warnings=(*stats.warnings, "both sides are the same measurement: compared as a paired "
                                                    "difference"))
-    return ComparisonResult(comparison, stats.verdict, stats)
+    return RelationResult(comparison, stats.verdict, stats)

@@ -19,7 +19,7 @@ from benchwarden.spl.interpretations import (
     parametric_side,
     quick_estimate,
 )
-from benchwarden.spl.logic import Verdict
+from benchwarden.spl.logic import Truth
 
 X, Y, Z = SideData.measured([[2, 4]]), SideData.measured([[-1, 1]]), SideData.measured([[-4, -2]])
 
@@ -35,12 +35,12 @@ def test_welch_non_transitivity_counterexample_three_valued():
         assert result.df == pytest.approx(2.0)
         assert result.p_fails == pytest.approx(sps.t(2).sf(t))
     assert xy.p_fails == pytest.approx(0.0840, abs=1e-4) and xz.p_fails == pytest.approx(0.0257, abs=1e-4)
-    assert (xy.verdict, yz.verdict, xz.verdict) == (Verdict.UNDECIDED, Verdict.UNDECIDED, Verdict.FAILS)
+    assert (xy.verdict, yz.verdict, xz.verdict) == (Truth.UNDECIDED, Truth.UNDECIDED, Truth.FAILS)
 
 
 def test_welch_non_transitivity_counterexample_lenient_reads_as_the_thesis():
     verdicts = [compare("quick", "<=", a, b, 0.05, lenient=True).verdict for a, b in ((X, Y), (Y, Z), (X, Z))]
-    assert verdicts == [Verdict.HOLDS, Verdict.HOLDS, Verdict.FAILS]  # X<=Y, Y<=Z, yet not X<=Z
+    assert verdicts == [Truth.HOLDS, Truth.HOLDS, Truth.FAILS]  # X<=Y, Y<=Z, yet not X<=Z
 
 
 def test_quick_equals_scipy_welch_on_pooled_observations():
@@ -84,7 +84,7 @@ def test_axiom_4_generalised_reflexivity(interpretation, seed):
     for tl, tr in ((Linear(), Linear()), (Linear(1.0), Linear(1.1)), (Linear(1.0, 0.0), Linear(1.0, 5.0))):
         r = compare(interpretation, "<=", SideData.measured(forks, tl), SideData.measured(forks, tr), alpha=0.35,
                     seed=seed)
-        assert r.verdict is not Verdict.FAILS
+        assert r.verdict is not Truth.FAILS
 
 
 def _two_level(rng, mean, forks=5, iterations=20, fork_sigma=0.03, noise_sigma=0.05):
@@ -104,9 +104,9 @@ def test_tolerance_band_via_linear_transformations():
         lower = compare("parametric", "<=", SideData.measured(hist, Linear(0.95)), SideData.measured(cur))
         return upper.verdict, lower.verdict
 
-    assert band(_two_level(rng, 100.0, forks=10)) == (Verdict.HOLDS, Verdict.HOLDS)  # inside the band
-    assert band(_two_level(rng, 112.0, forks=10))[0] is Verdict.FAILS  # 12% slower: above the band
-    assert band(_two_level(rng, 88.0, forks=10))[1] is Verdict.FAILS  # 12% faster: below it
+    assert band(_two_level(rng, 100.0, forks=10)) == (Truth.HOLDS, Truth.HOLDS)  # inside the band
+    assert band(_two_level(rng, 112.0, forks=10))[0] is Truth.FAILS  # 12% slower: above the band
+    assert band(_two_level(rng, 88.0, forks=10))[1] is Truth.FAILS  # 12% faster: below it
 
 
 # -- parametric details -------------------------------------------------------------------------------------
@@ -136,15 +136,15 @@ def test_parametric_pools_history_as_relative_variance():
 
 def test_parametric_one_fork_without_history_is_undecided_with_a_reason():
     r = compare("parametric", "<=", SideData.measured([[1.0, 2.0, 3.0]]), SideData.measured([[50.0, 51.0]] * 3))
-    assert r.verdict is Verdict.UNDECIDED and any("no history" in w for w in r.warnings)
+    assert r.verdict is Truth.UNDECIDED and any("no history" in w for w in r.warnings)
     with_history = compare("parametric", "<=", SideData.measured([[1.0, 2.0, 3.0]], history=[(0.01, 20)]),
                            SideData.measured([[50.0, 51.0], [52.0, 50.0], [51.0, 51.0]]))
-    assert with_history.verdict is Verdict.HOLDS
+    assert with_history.verdict is Truth.HOLDS
 
 
 def test_bootstrap_needs_two_forks_and_gives_finite_p_values():
     one = compare("bootstrap", "<=", SideData.measured([[1.0, 2.0]]), SideData.measured([[5.0], [6.0]]))
-    assert one.verdict is Verdict.UNDECIDED and "at least 2" in one.warnings[0]
+    assert one.verdict is Truth.UNDECIDED and "at least 2" in one.warnings[0]
     est = bootstrap_estimate(SideData.measured([[1.0, 1.1], [1.2, 1.0]]), SideData.measured([[9.0, 9.1], [9.2, 9.0]]),
                              n_resamples=999, seed=0)
     assert est.p_greater(0.0) == pytest.approx(1.0) and est.p_less(0.0) == pytest.approx(1 / 1000)
@@ -156,7 +156,7 @@ def test_bootstrap_agrees_with_parametric_on_normal_data():
     b = [rng.normal(103, 3, 30) + rng.normal(0, 1) for _ in range(10)]
     p = compare("parametric", "<=", SideData.measured(a), SideData.measured(b))
     s = compare("bootstrap", "<=", SideData.measured(a), SideData.measured(b), seed=1)
-    assert p.verdict is s.verdict is Verdict.HOLDS
+    assert p.verdict is s.verdict is Truth.HOLDS
     assert (s.high_ns - s.low_ns) == pytest.approx(p.high_ns - p.low_ns, rel=0.3)
 
 
@@ -166,12 +166,12 @@ def test_equality_with_margin():
     same = _two_level(rng, 100.5, forks=8)
     far = _two_level(rng, 120.0, forks=8)
     assert compare("parametric", "=", SideData.measured(same), SideData.measured(base), margin=0.05).verdict \
-        is Verdict.HOLDS
+        is Truth.HOLDS
     assert compare("parametric", "=", SideData.measured(far), SideData.measured(base), margin=0.05).verdict \
-        is Verdict.FAILS
+        is Truth.FAILS
     # no margin: equality can fail but never be shown
     assert compare("parametric", "=", SideData.measured(same), SideData.measured(base), margin=0.0).verdict \
-        is Verdict.UNDECIDED
+        is Truth.UNDECIDED
 
 
 def test_decide_rejects_alpha_out_of_range():
@@ -183,8 +183,8 @@ def test_decide_rejects_alpha_out_of_range():
         decide("!=", est, 0.05)
 
 
-@pytest.mark.parametrize("op,expected", [("<=", Verdict.HOLDS), ("<", Verdict.HOLDS), (">=", Verdict.FAILS),
-                                         (">", Verdict.FAILS)])
+@pytest.mark.parametrize("op,expected", [("<=", Truth.HOLDS), ("<", Truth.HOLDS), (">=", Truth.FAILS),
+                                         (">", Truth.FAILS)])
 def test_mirrored_relations(op, expected):
     a, b = SideData.measured([[1.0, 1.1, 0.9]] * 3), SideData.measured([[2.0, 2.1, 1.9]] * 3)
     assert compare("quick", op, a, b).verdict is expected
@@ -193,8 +193,8 @@ def test_mirrored_relations(op, expected):
 def test_no_variation_is_an_exact_comparison():
     a, b = SideData.measured([[5.0, 5.0]]), SideData.measured([[7.0, 7.0]])
     r = compare("quick", "<=", a, b)
-    assert r.verdict is Verdict.HOLDS and r.low_ns == r.high_ns == -2.0
-    assert compare("quick", "<=", a, a).verdict is Verdict.UNDECIDED
+    assert r.verdict is Truth.HOLDS and r.low_ns == r.high_ns == -2.0
+    assert compare("quick", "<=", a, a).verdict is Truth.UNDECIDED
 
 
 # -- seeded simulation with known truth ---------------------------------------------------------------------
@@ -216,13 +216,13 @@ def _verdicts(interpretation, ratio, alpha=0.05, fork_sigma=0.03):
 @pytest.mark.parametrize("interpretation", ["parametric", "bootstrap"])
 def test_holds_by_ten_percent_holds(interpretation):
     verdicts = _verdicts(interpretation, 0.90)
-    assert verdicts.count(Verdict.HOLDS) >= 38
+    assert verdicts.count(Truth.HOLDS) >= 38
 
 
 @pytest.mark.parametrize("interpretation", ["parametric", "bootstrap"])
 def test_violated_by_ten_percent_fails(interpretation):
     verdicts = _verdicts(interpretation, 1.10)
-    assert verdicts.count(Verdict.FAILS) >= 38
+    assert verdicts.count(Truth.FAILS) >= 38
 
 
 @pytest.mark.parametrize("interpretation", ["parametric", "bootstrap"])
@@ -230,12 +230,12 @@ def test_near_equal_is_undecided_and_does_not_flap(interpretation):
     """True ratio 1.0 at alpha = 0.01: each wrong decision has probability <= 1%, so over 40 seeds we
     expect ~0.4 decisions either way (binomial: 4 or more has probability < 0.1%)."""
     verdicts = _verdicts(interpretation, 1.0, alpha=0.01)
-    assert verdicts.count(Verdict.UNDECIDED) >= 37
-    assert verdicts.count(Verdict.HOLDS) <= 3 and verdicts.count(Verdict.FAILS) <= 3
+    assert verdicts.count(Truth.UNDECIDED) >= 37
+    assert verdicts.count(Truth.HOLDS) <= 3 and verdicts.count(Truth.FAILS) <= 3
 
 
 def test_quick_flaps_when_forks_differ():
     """Why quick is not the default: pooling iterations ignores fork offsets, so near-equal data are
     'decided' far more often than alpha (the thesis' incidental-difference finding, seed-000 §3.2)."""
     verdicts = _verdicts("quick", 1.0, alpha=0.01, fork_sigma=0.05)
-    assert verdicts.count(Verdict.UNDECIDED) <= 36  # > 10% decided at alpha = 1%
+    assert verdicts.count(Truth.UNDECIDED) <= 36  # > 10% decided at alpha = 1%

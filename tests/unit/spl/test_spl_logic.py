@@ -6,9 +6,9 @@ import itertools
 
 import pytest
 
-from benchwarden.spl.logic import Verdict, v_all, v_any, v_not
+from benchwarden.spl.logic import Truth, v_all, v_any, v_not
 
-H, F, U = Verdict.HOLDS, Verdict.FAILS, Verdict.UNDECIDED
+H, F, U = Truth.HOLDS, Truth.FAILS, Truth.UNDECIDED
 ORDER = {F: 0, U: 1, H: 2}  # Kleene: and = min, or = max, not = mirror
 
 
