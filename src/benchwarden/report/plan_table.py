@@ -57,7 +57,7 @@ def _range(low: float | int, high: float | int, fmt=str) -> str:
 def plan_table(rows: Sequence[PlannedRow], title: str | None = None) -> TableModel:
     """One row per selected benchmark: forks, iterations per fork, time range."""
     model = TableModel([Column("benchmark", names=True), Column("mode", drop=1), Column("stop", drop=2),
-                        Column("forks", "right"), Column("iterations per fork", "right", drop=3),
+                        Column("forks", "right"), Column("warmup + iterations", "right", drop=3),
                         Column("iteration", "right", drop=4), Column("time", "right")], title=title)
     for r in rows:
         low, high = r.time_range_s()
