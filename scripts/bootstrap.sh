@@ -36,3 +36,13 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
       && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1; } \
     || echo "bootstrap: warning: could not install chromium; the browser test will be skipped" >&2
 fi
+# A real PostgreSQL server for the store tests (Debian's postgresql: initdb and pg_ctl; the tests start a throwaway
+# cluster on a loopback port in a temporary directory and stop it). Installed when missing and we are root; in CI
+# (CI=true) the PostgreSQL tests fail rather than skip without it.
+if ! command -v pg_ctl >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 \
+    && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "bootstrap: installing postgresql (a throwaway server for the store tests)" >&2
+  { DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+      && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null 2>&1; } \
+    || echo "bootstrap: warning: could not install postgresql; the PostgreSQL store tests will be skipped (fail in CI)" >&2
+fi

@@ -15,6 +15,7 @@ go, python of the suite) come from the adapters' ``prepare``, not from here.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import platform
 import subprocess
@@ -54,7 +55,40 @@ def machine_info(proc_root: Path = Path("/proc")) -> dict[str, str]:
     memory = total_memory_bytes(proc_root)
     if memory is not None:
         info["memory_bytes"] = str(memory)
+    name = " ".join(os.environ.get(MACHINE_NAME_VAR, "").split())
+    if name:
+        info["name"] = name[:MACHINE_KEY_MAX]
     return info
+
+
+#: names the machine explicitly (``BENCHWARDEN_MACHINE=ci-bench-1``): its history key, for machines whose
+#: hostname changes (ephemeral CI runners of one hardware kind) or hosts that are rebuilt
+MACHINE_NAME_VAR = "BENCHWARDEN_MACHINE"
+MACHINE_KEY_MAX = 64
+#: what makes two machines "the same" for a history series when no name is given: the hardware and the host
+MACHINE_KEY_FIELDS = ("hostname", "cpu", "cores", "arch", "memory_bytes")
+
+
+def machine_key(machine: Mapping[str, str]) -> str:
+    """The identity of a machine in history: numbers from different keys are never one series (docs/history.md).
+
+    ``machine["name"]`` (from ``BENCHWARDEN_MACHINE``) when given; else ``hw-`` and 16 hex digits of a SHA-256
+    over :data:`MACHINE_KEY_FIELDS`.  The operating system and kernel are left out on purpose: an update
+    must not end a series (a step it causes is a change point to see, and ``history`` shows it).
+    """
+    name = machine.get("name")
+    if name:
+        return str(name)[:MACHINE_KEY_MAX]
+    identity = "\x1f".join(f"{k}={machine.get(k, '')}" for k in MACHINE_KEY_FIELDS)
+    return "hw-" + hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
+
+
+def machine_label(machine: Mapping[str, str]) -> str:
+    """A short human description: the name or hostname, cores and CPU model."""
+    who = machine.get("name") or machine.get("hostname") or "unknown host"
+    cpu = machine.get("cpu") or "unknown CPU"
+    cores = machine.get("cores")
+    return f"{who} ({cores + ' cores, ' if cores else ''}{cpu})"
 
 
 def cpu_model(proc_root: Path = Path("/proc")) -> str | None:

@@ -9,6 +9,10 @@ Schema history (keep this list; add one line per version):
   were all measured in wall-clock time: the migration fills in ``time``.
 * **3**: ``fork_processes`` — the process group and marker of every fork while it runs, so that
   ``run --resume`` can end forks a killed benchwarden left behind (docs/store.md, "Durability").
+* **4**: history (docs/history.md): ``runs.machine_key`` — the machine's identity as a key, so a series
+  never mixes machines (the migration derives it from each run's stored ``machine``); ``commits`` — each
+  measured commit's place in history (generation number in parent order, commit date, parents, subject,
+  the branches and tags seen pointing at it), filled from git by ``history`` and ``backfill``.
 
 Layout: a run has benchmarks (one row per suite x benchmark key, in the
 order they were added); a benchmark has forks (unique per fork index); a
@@ -30,6 +34,7 @@ newer code would misread.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -67,6 +72,20 @@ runs = sa.Table(
     sa.Column("machine", Json, nullable=False),
     sa.Column("toolchain", Json, nullable=False),
     sa.Column("config", Json, nullable=False),
+    sa.Column("machine_key", sa.String(64), nullable=True),  # environment.machine_key(machine) (version 4)
+    sa.Index("ix_runs_machine_commit", "machine_key", "commit"),
+)
+
+commits = sa.Table(
+    "commits",
+    metadata,
+    sa.Column("sha", sa.String(64), primary_key=True),
+    # 1 + the largest generation of its parents (a root commit is 1): ordering by it respects parent order
+    sa.Column("generation", sa.Integer, nullable=True),
+    sa.Column("committed_at", sa.Double, nullable=True),  # committer date, epoch seconds
+    sa.Column("parents", Json, nullable=False),  # list of parent shas, first parent first
+    sa.Column("subject", sa.Text, nullable=True),
+    sa.Column("refs", Json, nullable=False),  # sorted list of branch and tag names seen pointing at it
 )
 
 benchmarks = sa.Table(
@@ -168,10 +187,44 @@ def _add_fork_processes(conn: Connection) -> None:
     table.create(conn)
 
 
+def _add_history(conn: Connection) -> None:
+    """3 -> 4: ``runs.machine_key`` derived from every stored run's machine, and the (empty) ``commits`` table.
+
+    A run whose stored ``machine`` is not a JSON object of strings keeps a NULL key (reading that run
+    reports the damage as before; the migration must not fail on it and lose the upgrade of the rest).
+    """
+    from benchwarden.environment import machine_key
+
+    conn.execute(sa.text("ALTER TABLE runs ADD COLUMN machine_key VARCHAR(64)"))
+    conn.execute(sa.text('CREATE INDEX ix_runs_machine_commit ON runs (machine_key, "commit")'))
+    table = sa.Table(  # the table as version 4 defines it, independent of later changes to `commits`
+        "commits", sa.MetaData(),
+        sa.Column("sha", sa.String(64), primary_key=True),
+        sa.Column("generation", sa.Integer, nullable=True),
+        sa.Column("committed_at", sa.Double, nullable=True),
+        sa.Column("parents", Json, nullable=False),
+        sa.Column("subject", sa.Text, nullable=True),
+        sa.Column("refs", Json, nullable=False),
+    )
+    table.create(conn)
+    found = conn.execute(sa.text("SELECT id, CAST(machine AS TEXT) FROM runs")).all()
+    keys = []
+    for run_id, text in found:
+        try:
+            machine = json.loads(text) if text is not None else None
+        except ValueError:
+            continue
+        if isinstance(machine, dict) and all(isinstance(v, str) for v in machine.values()):
+            keys.append({"run_id": run_id, "key": machine_key(machine)})
+    if keys:
+        conn.execute(sa.text("UPDATE runs SET machine_key = :key WHERE id = :run_id"), keys)
+
+
 #: the migration chain, ordered
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "benchmarks.metric: the primary metric of value_ns", _add_benchmark_metric),
     Migration(2, "fork_processes: forks while they run, for run --resume", _add_fork_processes),
+    Migration(3, "runs.machine_key and commits: history per machine in commit order", _add_history),
 )
 
 _OUR_TABLES = ("runs", "benchmarks", "forks", "iterations")

@@ -25,6 +25,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from benchwarden import __version__
+from benchwarden.environment import machine_key
 from benchwarden.errors import StoreError
 from benchwarden.model import (
     Benchmark,
@@ -36,6 +37,7 @@ from benchwarden.model import (
     RunStatus,
     StopDecision,
 )
+from benchwarden.store import commits as commit_rows
 from benchwarden.store import records, rows
 from benchwarden.store.engine import BEGIN_MODE_OPTION, create_store_engine, display_url, parse_location
 from benchwarden.store.listing import LIST_RUNS_SQL, RunSummary, run_summary
@@ -306,6 +308,23 @@ class Store:
                                  .order_by(benchmarks.c.position)).all()
             return [rows.benchmark_id(r) for r in found]
 
+    # -- history (docs/history.md) ---------------------------------------------------------------
+
+    def record_commits(self, infos: Sequence[commit_rows.CommitInfo]) -> None:
+        """Insert or complete the place in history of these commits (refs are united with those known)."""
+        with self._write() as conn:
+            commit_rows.record_commits(conn, infos)
+
+    def commits(self, shas: Sequence[str]) -> dict[str, commit_rows.CommitInfo]:
+        """What the store knows of these commits' places in history (the unknown ones are absent)."""
+        with self._read() as conn:
+            return commit_rows.load_commits(conn, shas)
+
+    def stored_runs(self) -> list[commit_rows.StoredRun]:
+        """Every run that names a commit, oldest first: metadata, status and machine key, no measurements."""
+        with self._read() as conn:
+            return commit_rows.stored_runs(conn)
+
     def close(self) -> None:
         """Release every connection. The store must not be used afterwards."""
         self._engine.dispose()
@@ -323,6 +342,7 @@ class Store:
             "created_at": meta.created_at, "finished_at": None, "status": status.value, "label": meta.label,
             "tool_version": meta.tool_version, "commit": meta.commit, "dirty": meta.dirty,
             "machine": dict(meta.machine), "toolchain": dict(meta.toolchain), "config": dict(meta.config),
+            "machine_key": machine_key(meta.machine),
         }
         return _inserted_id(conn.execute(runs.insert().values(row)))
 
