@@ -84,10 +84,12 @@ def comparison_table(results: Sequence[BenchmarkComparison], title: str | None =
 
     ``escape`` is applied to user data (benchmark names) for the output format (e.g. Markdown).
     """
+    # At 80 columns the least needed go first (time, forks, threshold, change, then the interval); the
+    # verdict, the ratio and the MDE stay: they say what happened and what could have been seen.
     model = TableModel(columns=[
-        Column("benchmark"), Column("verdict"), Column("ratio", "right"), Column("CI", "right"),
-        Column("change", "right"), Column("threshold", "right"), Column("MDE", "right"), Column("forks", "right"),
-        Column("time", "right")], title=title)
+        Column("benchmark"), Column("verdict"), Column("ratio", "right"), Column("CI", "right", drop=5),
+        Column("change", "right", drop=4), Column("threshold", "right", drop=3), Column("MDE", "right"),
+        Column("forks", "right", drop=2), Column("time", "right", drop=1)], title=title)
     for r in ordered(results):
         model.add([escape(r.name), fmt_verdict(r), fmt_ratio(r.ratio), fmt_interval(r.ci_low, r.ci_high),
                    fmt_change(r), fmt_threshold(r.threshold), fmt_mde(r.mde),

@@ -132,3 +132,22 @@ def test_runs_golden(store, monkeypatch, columns):
     text = render(["runs"], columns, monkeypatch)
     assert_fits(text, columns, ("2026-09-21 14:13:20", "complete"))
     check_golden(f"runs-{columns}.txt", text)
+
+
+@pytest.mark.parametrize("columns", [80, 200])
+def test_compare_table_golden(columns):
+    # the comparison table (terminal) keeps verdict, ratio and MDE at 80 columns and drops the rest in order
+    from rich.console import Console
+
+    from benchwarden.report.comparison_table import comparison_table
+    from benchwarden.report.table import to_rich
+    from tests.unit.compare.comparison_samples import sample_comparison
+
+    out = io.StringIO()
+    console = Console(file=out, width=columns, force_terminal=False, color_system=None)
+    console.print(to_rich(comparison_table(sample_comparison().benchmarks)))
+    text = "\n".join(line.rstrip() for line in out.getvalue().splitlines()) + "\n"
+    assert_fits(text, columns, ("slower", "1.520", "14.2%", "inconclusive"))
+    if columns == 80:
+        assert "MDE" in text.splitlines()[1] and "not shown at this width: time, forks" in text
+    check_golden(f"compare-{columns}.txt", text)
