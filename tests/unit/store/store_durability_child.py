@@ -30,7 +30,7 @@ def main(store_path: str, hold_at: int | None) -> int:
     def on_commit(_conn: sa.Connection) -> None:
         if current["fork"] == hold_at:
             print(f"committing {hold_at}", flush=True)
-            time.sleep(60)
+            time.sleep(600)  # until the parent kills or interrupts us, however long a loaded machine takes
 
     sa.event.listen(sa.engine.Engine, "commit", on_commit)
     store = open_store(store_path)

@@ -9,9 +9,7 @@ was written, and no partial fork; the file must open and accept new writes.
 from __future__ import annotations
 
 import os
-import selectors
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -20,6 +18,7 @@ import pytest
 from store_durability_child import MEASUREMENT, WARMUP
 from store_samples import make_benchmark, make_fork
 
+from benchwarden.adapters.process import LineTimeout, ManagedProcess
 from benchwarden.model import RunStatus
 from benchwarden.store import open_store
 
@@ -28,39 +27,42 @@ LINE_TIMEOUT_S = 120.0  # generous: each fork is an fsync, and a loaded shared d
 
 
 class Child:
-    """The writer process, with line-by-line reading under a deadline."""
+    """The writer process, with line-by-line reading under a deadline.
+
+    Lines are read by benchwarden's own reader (a thread per pipe and a queue), not by ``select`` plus a
+    buffered ``readline``: that pair can hide a line already in the buffer from ``select`` and stall, which
+    made these tests fail on a loaded machine.
+    """
 
     def __init__(self, store_path: Path, hold_at: int | None = None):
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
+        env = {"PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
         argv = [sys.executable, str(HERE / "store_durability_child.py"), str(store_path)]
         if hold_at is not None:
             argv.append(str(hold_at))
-        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
-        self.selector = selectors.DefaultSelector()
-        self.selector.register(self.proc.stdout, selectors.EVENT_READ)
+        self.process = ManagedProcess(argv, env=env, merge_stderr=False)
+        self.proc = self.process.proc
 
     def read_until(self, wanted: str) -> list[str]:
         """Lines up to and including ``wanted``; fails the test on timeout or early exit."""
         lines: list[str] = []
         deadline = time.monotonic() + LINE_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if not self.selector.select(timeout=deadline - time.monotonic()):
-                break
-            line = self.proc.stdout.readline()
-            if not line:
-                pytest.fail(f"child exited early ({self.proc.wait()}): {self.proc.stderr.read()}")
+        while True:
+            try:
+                line = self.process.readline(deadline)
+            except LineTimeout:
+                pytest.fail(f"child did not print {wanted!r} within {LINE_TIMEOUT_S}s; got {lines[-3:]}")
+            if line is None:
+                pytest.fail(f"child exited early ({self.proc.wait()}) before {wanted!r}; got {lines[-3:]}; "
+                            f"output: {self.process.tail()}")
             lines.append(line.strip())
             if line.strip() == wanted:
                 return lines
-        pytest.fail(f"child did not print {wanted!r} within {LINE_TIMEOUT_S}s; got {lines[-3:]}")
 
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait(timeout=30)
-        self.selector.close()
-        self.proc.stdout.close()
-        self.proc.stderr.close()
+        self.process.terminate()
 
 
 def _expected_fork(index: int):
