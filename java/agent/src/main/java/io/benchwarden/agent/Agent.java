@@ -17,11 +17,14 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.ClassFileLocator;
 import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.utility.JavaModule;
@@ -65,11 +68,34 @@ public final class Agent {
                 .and(new SpecMatcher(spec));
         newBuilder(report, methods)
                 .type(named(spec.typeName))
-                .transform((builder, type, loader, module, domain) ->
-                        builder.visit(Advice.to(SlowdownAdvice.class).on(methods)))
+                .transform((builder, type, loader, module, domain) -> {
+                    Set<String> selfCalling = selfCalling(type, loader, report);
+                    ElementMatcher.Junction<MethodDescription> recursive =
+                            new ElementMatcher.Junction.AbstractBase<MethodDescription>() {
+                                @Override
+                                public boolean matches(MethodDescription method) {
+                                    return selfCalling.contains(method.getInternalName() + method.getDescriptor());
+                                }
+                            };
+                    return builder.visit(Advice.to(SlowdownAdvice.class).on(methods.and(not(recursive))))
+                            .visit(Advice.to(RecursiveSlowdownAdvice.class).on(methods.and(recursive)));
+                })
                 .installOn(instrumentation);
         report.event("{\"v\":1,\"event\":\"installed\",\"mode\":\"slowdown\",\"method\":\"" + Json.escape(spec.toString())
-                + "\",\"factor\":" + args.factor + ",\"overhead_ns\":" + Slowdown.overheadNs + "}");
+                + "\",\"factor\":" + args.factor + ",\"overhead_ns\":" + Slowdown.plainOverheadNs
+                + ",\"recursive_overhead_ns\":" + Slowdown.overheadNs + "}");
+    }
+
+    /** The methods of {@code type} that call themselves; none (with an error event) if its class file is unreadable. */
+    private static Set<String> selfCalling(TypeDescription type, ClassLoader loader, Report report) {
+        try {
+            ClassFileLocator.Resolution resolution = ClassFileLocator.ForClassLoader.of(loader).locate(type.getName());
+            return resolution.isResolved() ? SelfCalls.in(resolution.resolve()) : Collections.emptySet();
+        } catch (IOException | RuntimeException e) {
+            report.event("{\"v\":1,\"event\":\"error\",\"type\":\"" + Json.escape(type.getName())
+                    + "\",\"message\":\"cannot read the class file to find recursion: " + Json.escape(String.valueOf(e)) + "\"}");
+            return Collections.emptySet();
+        }
     }
 
     private static void installTrace(AgentArgs args, Instrumentation instrumentation, Report report) {

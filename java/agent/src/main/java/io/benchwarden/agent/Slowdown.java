@@ -3,11 +3,21 @@ package io.benchwarden.agent;
 /**
  * Runtime of the slowdown mode, called by {@link SlowdownAdvice} inlined into the target method.
  *
- * <p>Contract: every <em>outermost</em> activation of the target method on a thread busy-waits for
- * {@code factor × elapsed} after it returns (or throws), where {@code elapsed} is that activation's own
- * wall-clock time including nested and recursive activations. Nested activations (recursion, or the target
- * reached again through a callee on the same thread) add nothing themselves, so the method's total time becomes
- * {@code (1 + factor) ×} its time without injection exactly once, however deep the recursion.
+ * <p>Contract: every activation of the target method busy-waits for {@code factor × elapsed} after it returns
+ * (or throws), where {@code elapsed} is that activation's own wall-clock time, so the method's total time
+ * becomes {@code (1 + factor) ×} its time without injection.
+ *
+ * <p>Two kinds of bookkeeping, chosen per method by {@link SelfCalls}:
+ * <ul>
+ * <li>a method that does not call itself (the common case) gets {@link SlowdownAdvice}: two clock reads and
+ * nothing else ({@link #exitPlain}). Any per-thread state inlined into the target changes how the JIT compiles
+ * it: a {@code ThreadLocal} depth counter made a 1–4 µs arithmetic loop 11–15 % slower by itself on an AMD EPYC
+ * VM (JDK 17, factor 0), and so every injected slowdown ~25 % too large (issue #20, docs/assess.md);
+ * <li>a method that calls itself gets {@link RecursiveSlowdownAdvice}: only the <em>outermost</em> activation on
+ * a thread waits, for {@code factor ×} its whole elapsed time including the nested activations, so deep
+ * recursion is slowed once, not compounded ({@link #enter}, {@link #exit}).
+ * </ul>
+ * Indirect recursion (a → b → a) is not detected and compounds, as in the Go rewriter.
  *
  * <p>Busy-waiting, not {@code Thread.sleep}: sleep cannot resolve microseconds (Laaber &amp; Leitner, MSR 2018,
  * §6, note that their sleep-based injection over-delays short methods). The fixed cost of the bookkeeping itself
@@ -18,8 +28,10 @@ public final class Slowdown {
 
     /** The relative slowdown v: 0.5 makes each outermost activation take 1.5 times as long. */
     public static volatile double factor;
-    /** Measured cost of one enter/exit pair (ns), subtracted from each wait. */
+    /** Measured cost of one enter/exit pair of the recursion-aware bookkeeping (ns), subtracted from each wait. */
     public static volatile long overheadNs;
+    /** Measured cost of one plain enter/exit pair (two clock reads, ns), subtracted from each wait. */
+    public static volatile long plainOverheadNs;
     /** Nanos returned by {@link #enter()} for a nested activation (no wait at its exit). */
     public static final long NESTED = Long.MIN_VALUE;
 
@@ -47,6 +59,15 @@ public final class Slowdown {
         }
     }
 
+    /** Exit of a method that does not call itself: wait {@code factor ×} this activation's elapsed time. */
+    public static void exitPlain(long startNs) {
+        long elapsedNs = System.nanoTime() - startNs;
+        long waitNs = (long) (factor * elapsedNs) - plainOverheadNs;
+        if (waitNs > 0) {
+            spin(waitNs);
+        }
+    }
+
     /** Busy-wait for {@code ns} nanoseconds. */
     static void spin(long ns) {
         long end = System.nanoTime() + ns;
@@ -56,29 +77,40 @@ public final class Slowdown {
     }
 
     /**
-     * Measures the cost of an enter/exit pair with no wait (median of 9 rounds of 20,000 pairs, after a warmup
-     * that lets the JIT compile both) and stores it in {@link #overheadNs}; the factor is restored afterwards.
+     * Measures the cost of each kind of enter/exit pair with no wait (median of 9 rounds of 20,000 pairs, after a
+     * warmup that lets the JIT compile them) and stores it in {@link #overheadNs} and {@link #plainOverheadNs};
+     * the factor is restored afterwards.
      */
     static void calibrate() {
         double saved = factor;
         factor = 0.0;
         overheadNs = 0;
-        long[] rounds = new long[9];
-        for (int warm = 0; warm < 5; warm++) {
-            timePairs(20_000);
-        }
-        for (int r = 0; r < rounds.length; r++) {
-            rounds[r] = timePairs(20_000);
-        }
-        java.util.Arrays.sort(rounds);
-        overheadNs = rounds[rounds.length / 2] / 20_000;
+        plainOverheadNs = 0;
+        overheadNs = medianPairNs(false);
+        plainOverheadNs = medianPairNs(true);
         factor = saved;
     }
 
-    private static long timePairs(int n) {
+    private static long medianPairNs(boolean plain) {
+        long[] rounds = new long[9];
+        for (int warm = 0; warm < 5; warm++) {
+            timePairs(20_000, plain);
+        }
+        for (int r = 0; r < rounds.length; r++) {
+            rounds[r] = timePairs(20_000, plain);
+        }
+        java.util.Arrays.sort(rounds);
+        return rounds[rounds.length / 2] / 20_000;
+    }
+
+    private static long timePairs(int n, boolean plain) {
         long start = System.nanoTime();
         for (int i = 0; i < n; i++) {
-            exit(enter());
+            if (plain) {
+                exitPlain(System.nanoTime());
+            } else {
+                exit(enter());
+            }
         }
         return System.nanoTime() - start;
     }

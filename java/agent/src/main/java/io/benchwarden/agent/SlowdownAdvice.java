@@ -2,7 +2,10 @@ package io.benchwarden.agent;
 
 import net.bytebuddy.asm.Advice;
 
-/** Inlined into the target method: time the activation, busy-wait at exit (see {@link Slowdown}). */
+/**
+ * Inlined into a target method that does not call itself: a clock read at entry, a busy wait of
+ * {@code factor ×} the elapsed time at exit (normal or exceptional); no per-thread state (see {@link Slowdown}).
+ */
 public final class SlowdownAdvice {
 
     private SlowdownAdvice() {
@@ -10,11 +13,11 @@ public final class SlowdownAdvice {
 
     @Advice.OnMethodEnter
     public static long enter() {
-        return Slowdown.enter();
+        return System.nanoTime();
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class)
     public static void exit(@Advice.Enter long startNs) {
-        Slowdown.exit(startNs);
+        Slowdown.exitPlain(startNs);
     }
 }
