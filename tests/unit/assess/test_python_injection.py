@@ -75,3 +75,34 @@ def test_an_unknown_target_is_reported_and_a_bad_spec_is_an_error(tmp_path):
     assert events[-1]["event"] == "error" and "no function nope" in events[-1]["message"]
     bad = drive({"v": 1, "mode": "slowdown", "target": "pyprobe.work", "factor": 1}, "calls")
     assert bad.returncode != 0 and "module:function" in bad.stderr
+
+
+def _module_with(source: str):
+    import types
+    module = types.ModuleType("subject")
+    exec(compile(source, "subject.py", "exec"), module.__dict__)  # test-authored source, not user input
+    return module
+
+
+def test_a_recursive_function_calls_its_unwrapped_twin_so_nested_calls_cost_nothing_extra():
+    from benchwarden.adapters import asv_worker
+    module = _module_with("def fact(n):\n    return 1 if n <= 1 else n * fact(n - 1)\n")
+    hook = asv_worker.SlowdownHook("subject:fact", 0.0)
+    hook.patch(module)
+    wrapper = module.fact
+    assert wrapper(6) == 720
+    # the wrapper saw one outermost call and no nested ones: recursion went to the twin directly
+    [state] = wrapper.__benchwarden_states__.values()
+    assert state == [0, 0]
+    twin = wrapper.__benchwarden_wrapped__
+    assert twin is module.__benchwarden_unslowed_fact and twin.__name__ == "fact"
+
+
+def test_a_name_also_used_as_an_attribute_keeps_the_wrapper_path():
+    from benchwarden.adapters import asv_worker
+    source = "import types\ndef walk(n, o=types.SimpleNamespace(walk=0)):\n    return o.walk if n == 0 else walk(n - 1)\n"
+    module = _module_with(source)
+    original = module.walk
+    assert asv_worker.unwrapped_recursion(module, "walk", original) is original
+    plain = _module_with("def add(a, b):\n    return a + b\n")
+    assert asv_worker.unwrapped_recursion(plain, "add", plain.add) is plain.add
