@@ -47,7 +47,7 @@ def _suite(work: Path, example: str) -> tuple[SuiteContext, object]:
     shutil.copytree(ROOT / "examples" / example, work / example,
                     ignore=shutil.ignore_patterns(".benchwarden", "target"))
     config = load_config(work / example / "benchwarden.toml")
-    (suite,) = config.suites.values()
+    suite = config.suites["wordstat"]
     adapter = get_adapter(suite.context.kind)
     adapter.prepare(suite.context)
     return suite.context, adapter
