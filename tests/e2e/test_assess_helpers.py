@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchwarden.assess import helpers
-from benchwarden.assess.inject import read_go_counts, read_jsonl_traces
+from benchwarden.assess.inject import Variant, injection_precision, precision_note, read_go_counts, read_jsonl_traces
 
 pytestmark = pytest.mark.e2e
 
@@ -48,6 +48,20 @@ def test_agent_slowdown_is_within_20_percent_of_v(agent, probe_classes, tmp_path
     assert 0.8 <= got <= 1.2, f"injected slowdown {got:.3f}, expected 1.0 ± 20 % ({result})"
     events = [json.loads(line) for line in report.read_text().splitlines()]
     assert {"v": 1, "event": "instrumented", "type": "probe.Probe", "methods": ["probe.Probe#work(int)"]} in events
+    [activations] = [e for e in events if e["event"] == "activations"]
+    assert activations["activations"] == 3 * 2000 + 200 * 200  # warmup 3 x 2000 calls, then 200 rounds of 200
+    assert activations["short"] < activations["activations"] * 0.05  # 1-2 µs against a clock read of ~20-60 ns
+
+
+def test_agent_reports_a_method_too_short_for_a_precise_injection(agent, probe_classes, tmp_path):
+    report = tmp_path / "report.jsonl"
+    done = java(agent, probe_classes, f"mode=slowdown;method=probe.Probe#work(int);factor=0.1;report={report}",
+                "time", "20", "50")  # ~20 ns per call: a 10 % wait is 2 ns, far under one clock read
+    assert done.returncode == 0, done.stderr
+    variant = Variant(suite=None, method="probe.Probe#work(int)", report=report)  # type: ignore[arg-type]
+    measured = injection_precision(variant)
+    assert measured is not None and not measured.precise and measured.clock_ns > 0
+    assert "too short for a precise injection" in precision_note(variant.method, 0.1, measured)
 
 
 def test_agent_slows_a_recursive_method_once(agent, probe_classes):

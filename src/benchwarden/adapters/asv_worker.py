@@ -559,7 +559,7 @@ def _busy_wait_until(deadline_ns, clock=time.perf_counter_ns):
         pass
 
 
-def slowed(func, factor, overhead_ns=0, nested_overhead_ns=0, clock=time.perf_counter_ns):
+def slowed(func, factor, overhead_ns=0, nested_overhead_ns=0, clock=time.perf_counter_ns, clock_ns=0):
     """``func`` wrapped so that each outermost call (per thread) takes ``(1 + factor)`` times as long.
 
     The wait is ``factor x elapsed`` minus the wrapper's own measured costs: ``overhead_ns`` per
@@ -567,12 +567,17 @@ def slowed(func, factor, overhead_ns=0, nested_overhead_ns=0, clock=time.perf_co
     through the wrapper costs time the unslowed function would not spend). Busy-waited with
     ``perf_counter_ns`` (``time.sleep`` cannot do microseconds). Exceptions pass through, slowed too.
 
+    ``counts`` (an attribute of the wrapper) says how precise that was: outermost calls, their total
+    elapsed time, and the *short* ones, whose wait was under 5 x ``clock_ns`` (one clock read): a busy
+    wait ends up to one clock read late, more than 20 % of such a wait.
+
     Per-thread state is ``[depth, nested calls]`` in a dict keyed by ``threading.get_ident()``: integer
     keys make its cost the same in every process (``threading.local`` attribute lookups varied by a
     factor of two between interpreters with different hash seeds, which made the calibrated overhead
     wrong in some processes).
     """
     states = {}
+    counts = [0, 0, 0]  # outermost calls, their total elapsed ns, short ones (wait < 5 clock reads)
     get_ident = threading.get_ident
 
     @functools.wraps(func)
@@ -596,11 +601,16 @@ def slowed(func, factor, overhead_ns=0, nested_overhead_ns=0, clock=time.perf_co
             state[0] = 0
             now = clock()
             wait = int(factor * (now - start)) - overhead_ns - int((1 + factor) * state[1] * nested_overhead_ns)
+            counts[0] += 1
+            counts[1] += now - start
+            if wait < 5 * clock_ns:
+                counts[2] += 1
             if wait > 0:
                 _busy_wait_until(now + wait, clock)
 
     wrapper.__benchwarden_wrapped__ = func
     wrapper.__benchwarden_states__ = states
+    wrapper.__benchwarden_counts__ = counts
     return wrapper
 
 
@@ -637,6 +647,20 @@ def unwrapped_recursion(module, name, func):
     twin.__doc__ = func.__doc__
     setattr(module, alias, twin)
     return twin
+
+
+def clock_read_ns(rounds=9, reads=20000):
+    """Median cost (ns) of one ``perf_counter_ns()`` call: how late a busy wait can end. 57-184 ns on the VMs
+    of issue #20, where it decides the shortest method a slowdown can be injected into precisely."""
+    clock = time.perf_counter_ns
+    costs = []
+    for _ in range(rounds):
+        start = clock()
+        for _ in range(reads):
+            clock()
+        costs.append((clock() - start) // reads)
+    costs.sort()
+    return int(costs[len(costs) // 2])
 
 
 def wrapper_overhead_ns(rounds=40, calls=500, nested=False):
@@ -704,14 +728,18 @@ class SlowdownHook(object):
         self.report = report
         self.overhead_ns = 0
         self.nested_overhead_ns = 0
+        self.clock_ns = 0
+        self.wrapper = None
         self.done = False
 
     def install(self):
         self.overhead_ns = wrapper_overhead_ns()
         self.nested_overhead_ns = wrapper_overhead_ns(nested=True)
+        self.clock_ns = clock_read_ns()
         _append_json_line(self.report, {"v": 1, "event": "installed", "mode": "slowdown", "method": self.target,
                                         "factor": self.factor, "overhead_ns": self.overhead_ns,
-                                        "nested_overhead_ns": self.nested_overhead_ns})
+                                        "nested_overhead_ns": self.nested_overhead_ns, "clock_ns": self.clock_ns})
+        atexit.register(self.write_activations)
         _install_finder(lambda name: name == self.module_name and not self.done, self.patch)
 
     def patch(self, module):
@@ -722,7 +750,8 @@ class SlowdownHook(object):
         def make(func):
             if owner is module:
                 func = unwrapped_recursion(module, self.parts[-1], func)
-            return slowed(func, self.factor, self.overhead_ns, self.nested_overhead_ns)
+            self.wrapper = slowed(func, self.factor, self.overhead_ns, self.nested_overhead_ns, clock_ns=self.clock_ns)
+            return self.wrapper
         if owner is None or not _wrap_attribute(owner, self.parts[-1], make):
             _append_json_line(self.report, {"v": 1, "event": "error", "method": self.target,
                                             "message": "no function {} in module {}".format(
@@ -730,6 +759,15 @@ class SlowdownHook(object):
             return
         self.done = True
         _append_json_line(self.report, {"v": 1, "event": "instrumented", "methods": [self.target]})
+
+    def write_activations(self):
+        """At exit: the line from which benchwarden estimates how precisely v was injected (as the Java agent's)."""
+        if self.wrapper is None:
+            return
+        calls, elapsed, short = self.wrapper.__benchwarden_counts__
+        _append_json_line(self.report, {"v": 1, "event": "activations", "method": self.target, "activations": calls,
+                                        "short": short, "mean_elapsed_ns": elapsed / calls if calls else 0.0,
+                                        "clock_ns": self.clock_ns, "overhead_ns": self.overhead_ns})
 
 
 class TraceHook(object):

@@ -30,11 +30,14 @@ from benchwarden.adapters.base import Adapter
 from benchwarden.assess.detect import Detection, detect
 from benchwarden.assess.inject import (
     InjectionFailed,
+    InjectionPrecision,
     Injector,
     Tracing,
+    injection_precision,
     injector_for,
     instrumentation_error,
     module_root,
+    precision_note,
     safe_name,
 )
 from benchwarden.assess.methods import most_called
@@ -94,6 +97,7 @@ class SuiteAssessment:
     reused_runs: tuple[int, ...]
     benchmark_cost_s: dict[str, float] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    precision: dict[str, InjectionPrecision] = field(default_factory=dict)
 
 
 class AssessmentFailed(BenchwardenError):
@@ -118,6 +122,7 @@ class Campaign:
         self.log = log
         self.monotonic = monotonic
         self.warnings: list[str] = []
+        self.precision: dict[str, InjectionPrecision] = {}  # per method, from the helpers' reports
         self.commit, self.dirty = git_state(suite.context.root)
         self.toolchain: dict[str, str] = {}  # from the first plan; every run of the campaign records it
 
@@ -159,7 +164,8 @@ class Campaign:
             slowdown_source=slowdown_source, methods=tuple(methods), methods_source=source, method_calls=calls,
             reach=reach, detections=tuple(detections), abs=report, smoke=smoke, stubs=tuple(stubs), cost=cost,
             baseline_runs=tuple(r.id for r in baselines if r.id is not None), reused_runs=tuple(reused),
-            benchmark_cost_s=bench_cost, warnings=tuple(self.warnings) + variability.warnings)
+            benchmark_cost_s=bench_cost, warnings=tuple(self.warnings) + variability.warnings,
+            precision=dict(self.precision))
 
     # ------------------------------------------------------------------ steps
 
@@ -303,6 +309,11 @@ class Campaign:
                 errors[method] = problem
                 self.warnings.append(problem)
                 continue
+            measured = injection_precision(variant)
+            if measured is not None:
+                self.precision[method] = measured
+                if not measured.precise:
+                    self.warnings.append(precision_note(method, slowdown, measured))
             for key in planned:
                 base = [f for f in (_forks(r, key, self.suite.name) for r in runs) if f is not None]
                 slow = [f for f in (_forks(r, key, name) for r in runs) if f is not None]

@@ -67,6 +67,11 @@ def assessment_to_json(a: SuiteAssessment) -> dict[str, Any]:
                   "budget_s": _num(a.smoke.budget_s, 3), "covered": list(a.smoke.covered),
                   "not_covered": list(a.smoke.not_covered)},
         "stubs": [{"method": s.method, "path": s.path} for s in a.stubs],
+        "injection_precision": {m: {"activations": p.activations, "short": p.short,
+                                    "short_fraction": _num(p.short_fraction, 4),
+                                    "mean_elapsed_ns": _num(p.mean_elapsed_ns, 1), "clock_ns": _num(p.clock_ns, 1),
+                                    "precise": p.precise}
+                                for m, p in sorted(a.precision.items())},
         "cost": {
             "full_run_s": _num(a.cost.full_run_s, 3), "study_runs": a.cost.repetitions * (a.cost.n_methods + 1),
             "study_s": _num(a.cost.study_s, 3), "trace_s": _num(a.cost.trace_s, 3),

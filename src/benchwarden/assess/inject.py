@@ -116,6 +116,54 @@ def instrumentation_error(variant: Variant) -> str | None:
     return f"{variant.method}: no such method was loaded while the benchmarks ran (check the name)"
 
 
+@dataclass(frozen=True)
+class InjectionPrecision:
+    """How precisely v was injected into one method, from the helpers' ``activations`` report lines.
+
+    A busy wait ends up to one clock read late, and ``clock_ns`` (one clock read on this machine, measured
+    by the helper at start) was 24-184 ns on the machines of issue #20. An activation whose wait was under
+    5 clock reads is *short*: its slowdown may be off by more than 20 %. ``precise`` is False when more than
+    half of the activations were short. The Go rewriter reports nothing (Go has no exit hook): None.
+    """
+
+    activations: int
+    short: int
+    mean_elapsed_ns: float
+    clock_ns: float
+
+    @property
+    def short_fraction(self) -> float:
+        return self.short / self.activations if self.activations else 0.0
+
+    @property
+    def precise(self) -> bool:
+        return self.short_fraction <= 0.5
+
+
+def injection_precision(variant: Variant) -> InjectionPrecision | None:
+    """The ``activations`` lines of every process that ran the variant, pooled; None if there are none."""
+    if variant.report is None:
+        return None
+    lines = [e for e in report_events(variant.report) if e.get("event") == "activations"]
+    try:
+        n = sum(int(e["activations"]) for e in lines)
+        if not lines or n == 0:
+            return None
+        return InjectionPrecision(
+            activations=n, short=sum(int(e["short"]) for e in lines),
+            mean_elapsed_ns=sum(float(e["mean_elapsed_ns"]) * int(e["activations"]) for e in lines) / n,
+            clock_ns=max(float(e["clock_ns"]) for e in lines))
+    except (KeyError, TypeError, ValueError):
+        return None  # a helper of another version: no estimate rather than a wrong one
+
+
+def precision_note(method: str, slowdown: float, p: InjectionPrecision) -> str:
+    """The warning for a method whose activations were mostly too short for a ±20 % injection."""
+    return (f"{method}: {p.short_fraction:.0%} of its {p.activations} slowed calls were too short for a precise "
+            f"injection (mean {p.mean_elapsed_ns:.0f} ns; v = {slowdown:.0%} of that is under 5 clock reads of "
+            f"{p.clock_ns:.0f} ns on this machine): the slowdown injected may be off by more than 20 %")
+
+
 def _no_spaces(path: Path, what: str) -> str:
     text = str(path)
     if " " in text or ";" in text:

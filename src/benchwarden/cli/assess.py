@@ -153,6 +153,7 @@ def _print(inv: Invocation, doc: dict) -> None:
         cost_lines,
         matrix_table,
         methods_table,
+        precision_lines,
         smoke_lines,
         variability_table,
     )
@@ -168,7 +169,7 @@ def _print(inv: Invocation, doc: dict) -> None:
     c.print(to_rich(abs_table(doc)))
     c.print(to_rich(methods_table(doc)))
     c.print(to_rich(matrix_table(doc)))
-    for line in smoke_lines(doc) + cost_lines(doc):
+    for line in precision_lines(doc) + smoke_lines(doc) + cost_lines(doc):
         c.print(rich_text(line))
     for stub in doc["stubs"]:
         c.print(f"stub for {rich_text(stub['method'])}: {rich_text(stub['path'])}")

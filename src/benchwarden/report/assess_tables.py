@@ -88,6 +88,20 @@ def cost_lines(doc: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def precision_lines(doc: Mapping[str, Any]) -> list[str]:
+    """One line on how precisely v was injected (the helpers' self-report; see docs/assess.md)."""
+    measured = doc.get("injection_precision") or {}
+    if not measured:
+        return []
+    imprecise = [m for m, p in measured.items() if not p["precise"]]
+    clock = max(p["clock_ns"] for p in measured.values())
+    line = (f"injection precision: {len(measured) - len(imprecise)} of {len(measured)} method(s) slowed within "
+            f"±20 % of v (clock read {clock:.0f} ns here)")
+    if imprecise:
+        line += f"; too short for that: {', '.join(imprecise)}"
+    return [line]
+
+
 def smoke_lines(doc: Mapping[str, Any]) -> list[str]:
     s = doc["smoke"]
     if not s["covered"] and not s["not_covered"]:

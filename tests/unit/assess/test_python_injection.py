@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchwarden.adapters.asv import WORKER_PATH
-from benchwarden.assess.inject import read_jsonl_traces
+from benchwarden.assess.inject import Variant, injection_precision, read_jsonl_traces
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "assess" / "python"
 
@@ -39,8 +39,19 @@ def test_slowdown_is_within_20_percent_of_v(n, tmp_path):
     got = measured_slowdown(spec, n, "work")
     assert 0.8 <= got <= 1.2, f"injected slowdown {got:.3f}, expected 1.0 ± 20 %"
     events = [json.loads(line) for line in report.read_text().splitlines()]
-    assert events[0]["event"] == "installed" and events[-1] == {"v": 1, "event": "instrumented",
-                                                                 "methods": ["pyprobe:work"]}
+    assert events[0]["event"] == "installed" and events[1] == {"v": 1, "event": "instrumented",
+                                                                "methods": ["pyprobe:work"]}
+    [activations] = [e for e in events if e["event"] == "activations"]  # written at exit
+    assert activations["activations"] == 151 * 200 and activations["short"] < 0.05 * 151 * 200
+    assert activations["clock_ns"] > 0 and activations["mean_elapsed_ns"] > 500
+
+
+def test_a_function_too_short_for_a_precise_injection_is_reported(tmp_path):
+    report = tmp_path / "report.jsonl"
+    spec = {"v": 1, "mode": "slowdown", "target": "pyprobe:work", "factor": 0.1, "report": str(report)}
+    measured_slowdown(spec, 1, "work")  # one loop step: a 10 % wait is ~20 ns, under one clock read
+    measured = injection_precision(Variant(suite=None, method="pyprobe:work", report=report))  # type: ignore[arg-type]
+    assert measured is not None and not measured.precise
 
 
 def test_recursion_is_slowed_once_at_the_outermost_call():

@@ -81,9 +81,11 @@ public final class Agent {
                             .visit(Advice.to(RecursiveSlowdownAdvice.class).on(methods.and(recursive)));
                 })
                 .installOn(instrumentation);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> report.event(Slowdown.activationsLine(spec.toString())),
+                "benchwarden-agent-report"));
         report.event("{\"v\":1,\"event\":\"installed\",\"mode\":\"slowdown\",\"method\":\"" + Json.escape(spec.toString())
                 + "\",\"factor\":" + args.factor + ",\"overhead_ns\":" + Slowdown.plainOverheadNs
-                + ",\"recursive_overhead_ns\":" + Slowdown.overheadNs + "}");
+                + ",\"recursive_overhead_ns\":" + Slowdown.overheadNs + ",\"clock_ns\":" + Slowdown.clockNs + "}");
     }
 
     /** The methods of {@code type} that call themselves; none (with an error event) if its class file is unreadable. */

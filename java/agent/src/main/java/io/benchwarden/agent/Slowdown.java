@@ -32,6 +32,13 @@ public final class Slowdown {
     public static volatile long overheadNs;
     /** Measured cost of one plain enter/exit pair (two clock reads, ns), subtracted from each wait. */
     public static volatile long plainOverheadNs;
+    /** Measured cost of one {@code System.nanoTime()} (ns): how far past its deadline a busy wait can end. */
+    public static volatile long clockNs;
+    /** Outermost activations slowed so far, and their total elapsed time before waiting (racy under threads:
+     * for the precision estimate only, see {@link #activationsLine}). */
+    static long activations;
+    static long elapsedTotalNs;
+    static long shortActivations;
     /** Nanos returned by {@link #enter()} for a nested activation (no wait at its exit). */
     public static final long NESTED = Long.MIN_VALUE;
 
@@ -54,6 +61,7 @@ public final class Slowdown {
         }
         long elapsedNs = System.nanoTime() - startNs;
         long waitNs = (long) (factor * elapsedNs) - overheadNs;
+        count(elapsedNs, waitNs);
         if (waitNs > 0) {
             spin(waitNs);
         }
@@ -63,8 +71,21 @@ public final class Slowdown {
     public static void exitPlain(long startNs) {
         long elapsedNs = System.nanoTime() - startNs;
         long waitNs = (long) (factor * elapsedNs) - plainOverheadNs;
+        count(elapsedNs, waitNs);
         if (waitNs > 0) {
             spin(waitNs);
+        }
+    }
+
+    /**
+     * Counts an activation; it is <em>short</em> when its wait is under 5 clock reads, so the busy wait's
+     * overshoot (up to one clock read) can exceed 20 % of it.
+     */
+    private static void count(long elapsedNs, long waitNs) {
+        activations++;
+        elapsedTotalNs += elapsedNs;
+        if (waitNs < 5 * clockNs) {
+            shortActivations++;
         }
     }
 
@@ -88,7 +109,39 @@ public final class Slowdown {
         plainOverheadNs = 0;
         overheadNs = medianPairNs(false);
         plainOverheadNs = medianPairNs(true);
+        clockNs = medianClockNs();
+        activations = 0;
+        elapsedTotalNs = 0;
+        shortActivations = 0;
         factor = saved;
+    }
+
+    /**
+     * The report line written at JVM exit: how many activations were slowed, their mean elapsed time, and the
+     * clock's cost, from which benchwarden estimates how precisely v was injected into this method.
+     */
+    static String activationsLine(String method) {
+        long n = activations;
+        return "{\"v\":1,\"event\":\"activations\",\"method\":\"" + Json.escape(method) + "\",\"activations\":" + n
+                + ",\"short\":" + shortActivations + ",\"mean_elapsed_ns\":" + (n == 0 ? 0.0 : (double) elapsedTotalNs / n)
+                + ",\"clock_ns\":" + clockNs
+                + ",\"overhead_ns\":" + plainOverheadNs + "}";
+    }
+
+    private static long medianClockNs() {
+        long[] rounds = new long[9];
+        long sink = 0;
+        for (int r = 0; r < rounds.length + 3; r++) {
+            long start = System.nanoTime();
+            for (int i = 0; i < 20_000; i++) {
+                sink += System.nanoTime();
+            }
+            if (r >= 3) {
+                rounds[r - 3] = System.nanoTime() - start;
+            }
+        }
+        java.util.Arrays.sort(rounds);
+        return rounds[rounds.length / 2] / 20_000 + (sink == 42 ? 1 : 0);
     }
 
     private static long medianPairNs(boolean plain) {
