@@ -1,20 +1,25 @@
 """The Java agent and the Go rewriter, built by benchwarden itself on first use and cached.
 
-Sources live in the repository next to the package (``java/agent``, ``go/rewriter``; or under
-``$BENCHWARDEN_HELPERS``). Each build goes to ``$XDG_CACHE_HOME/benchwarden/helpers/<name>-<hash>/``,
-where the hash covers every source file, so an edited helper is rebuilt and an unchanged one never is.
-A file lock serialises concurrent first uses (two test processes, two suites).
+Their sources travel with the package: the wheel carries them under ``benchwarden/helpers_src/`` (copied there by
+``setup.py``), a source checkout has them at the repository root (``java/agent``, ``go/rewriter``), and
+``$BENCHWARDEN_HELPERS`` can point at another tree of that layout. Each build goes to
+``$XDG_CACHE_HOME/benchwarden/helpers/<name>-<hash>/``, where the hash covers the relative path and content of every
+source file (:mod:`.helper_sources`), so an edited helper is rebuilt, an unchanged one never is, and an installed
+copy reuses what a checkout built. The build reads the sources in place and writes only into the cache (the
+installed package may be read-only). A file lock serialises concurrent first uses (two test processes, two suites).
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import importlib.resources
 import os
 from pathlib import Path
 from typing import Iterable
 
 from benchwarden.adapters.process import require_tool, run_build
+from benchwarden.assess.helper_sources import AGENT_DIR, REWRITER_DIR, SHIPPED_DIR, agent_sources, rewriter_sources
 from benchwarden.errors import BenchwardenError
 
 HELPERS_ENV = "BENCHWARDEN_HELPERS"
@@ -26,15 +31,35 @@ class HelperMissing(BenchwardenError):
     """The helper's sources are not where benchwarden looks for them."""
 
 
+def _has_sources(root: Path) -> bool:
+    return (root / AGENT_DIR / "pom.xml").is_file() and (root / REWRITER_DIR / "go.mod").is_file()
+
+
+def _installed_root() -> Path | None:
+    """``benchwarden/helpers_src`` of the installed package, if it is a real folder (Maven and Go need files)."""
+    shipped = importlib.resources.files("benchwarden") / SHIPPED_DIR
+    return shipped if isinstance(shipped, Path) and _has_sources(shipped) else None
+
+
 def source_root() -> Path:
-    """Directory holding ``java/agent`` and ``go/rewriter``: ``$BENCHWARDEN_HELPERS``, else the repository root."""
+    """Directory holding ``java/agent`` and ``go/rewriter``: ``$BENCHWARDEN_HELPERS`` if set, else the copy shipped
+    in the installed package, else the source checkout's root (an editable install)."""
     configured = os.environ.get(HELPERS_ENV)
-    root = Path(configured) if configured else Path(__file__).resolve().parents[3]
-    if not (root / "java" / "agent" / "pom.xml").is_file() or not (root / "go" / "rewriter" / "go.mod").is_file():
-        raise HelperMissing(f"the sources of benchwarden's Java agent and Go rewriter are not in {root} "
-                            f"(expected java/agent/pom.xml and go/rewriter/go.mod); set {HELPERS_ENV} to the "
-                            f"benchwarden source checkout")
-    return root
+    if configured:
+        root = Path(configured)
+        if not _has_sources(root):
+            raise HelperMissing(f"{HELPERS_ENV}={configured}: the sources of benchwarden's Java agent and Go rewriter "
+                                f"are not there (expected {AGENT_DIR / 'pom.xml'} and {REWRITER_DIR / 'go.mod'})")
+        return root
+    installed = _installed_root()
+    if installed is not None:
+        return installed
+    checkout = Path(__file__).resolve().parents[3]
+    if not _has_sources(checkout):
+        raise HelperMissing(f"the sources of benchwarden's Java agent and Go rewriter are neither in the installed "
+                            f"package (benchwarden/{SHIPPED_DIR}) nor in a source checkout ({checkout}); reinstall "
+                            f"benchwarden from its wheel, or set {HELPERS_ENV} to a benchwarden source checkout")
+    return checkout
 
 
 def cache_dir() -> Path:
@@ -50,14 +75,6 @@ def source_digest(root: Path, files: Iterable[Path]) -> str:
         h.update(b"\0")
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
-
-
-def _agent_sources(agent_dir: Path) -> list[Path]:
-    return [agent_dir / "pom.xml", *sorted((agent_dir / "src" / "main").rglob("*.java"))]
-
-
-def _rewriter_sources(rewriter_dir: Path) -> list[Path]:
-    return [rewriter_dir / "go.mod", *sorted(p for p in rewriter_dir.glob("*.go") if not p.name.endswith("_test.go"))]
 
 
 def _build_once(name: str, digest: str, product: str, build) -> Path:
@@ -81,8 +98,8 @@ def _build_once(name: str, digest: str, product: str, build) -> Path:
 def agent_jar() -> Path:
     """Path of the self-contained agent jar, built with Maven on first use (``-DskipTests``: its tests
     run in benchwarden's test suite, not on every user's first assess)."""
-    agent_dir = source_root() / "java" / "agent"
-    digest = source_digest(agent_dir, _agent_sources(agent_dir))
+    agent_dir = source_root() / AGENT_DIR
+    digest = source_digest(agent_dir, agent_sources(agent_dir))
 
     def build(out_dir: Path) -> None:
         mvn = require_tool("mvn", "assess", "Maven builds benchwarden's Java agent on first use")
@@ -94,8 +111,8 @@ def agent_jar() -> Path:
 
 def rewriter_binary() -> Path:
     """Path of the Go rewriter binary, built with ``go build`` on first use."""
-    rewriter_dir = source_root() / "go" / "rewriter"
-    digest = source_digest(rewriter_dir, _rewriter_sources(rewriter_dir))
+    rewriter_dir = source_root() / REWRITER_DIR
+    digest = source_digest(rewriter_dir, rewriter_sources(rewriter_dir))
 
     def build(out_dir: Path) -> None:
         go = require_tool("go", "assess", "Go builds benchwarden's source rewriter on first use")

@@ -1,0 +1,40 @@
+"""Which files are the sources of the Java agent and the Go rewriter: one answer for the build cache and the wheel.
+
+The same selection decides what the cache digest covers (:mod:`.helpers`) and what ``setup.py`` copies into the
+wheel under ``benchwarden/helpers_src/`` — so a helper built from the installed copy and one built from a source
+checkout have the same digest and share one cache entry, and nothing the build reads can be left out of the wheel.
+
+Standard library only: ``setup.py`` loads this file by path while building the wheel, when benchwarden's
+dependencies are not installed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+#: Where the helpers' sources are, relative to a source root (the repository, ``$BENCHWARDEN_HELPERS``, or the
+#: ``helpers_src`` folder of the installed package, which mirrors the repository's layout).
+AGENT_DIR = Path("java") / "agent"
+REWRITER_DIR = Path("go") / "rewriter"
+
+#: The folder inside the installed ``benchwarden`` package that holds the shipped sources.
+SHIPPED_DIR = "helpers_src"
+
+
+def agent_sources(agent_dir: Path) -> list[Path]:
+    """The agent's Maven project: ``pom.xml`` and every file under ``src/main`` (Java sources and any resources).
+    Its tests (``src/test``) and build output (``target``) are not part of it."""
+    main = agent_dir / "src" / "main"
+    return [agent_dir / "pom.xml", *sorted(p for p in main.rglob("*") if p.is_file())]
+
+
+def rewriter_sources(rewriter_dir: Path) -> list[Path]:
+    """The rewriter's Go module: ``go.mod``, ``go.sum`` if present, and its non-test ``*.go`` files (one package;
+    ``testdata`` and ``*_test.go`` are for its own tests)."""
+    module = [rewriter_dir / "go.mod", *([rewriter_dir / "go.sum"] if (rewriter_dir / "go.sum").is_file() else [])]
+    return [*module, *sorted(p for p in rewriter_dir.glob("*.go") if not p.name.endswith("_test.go"))]
+
+
+def helper_sources(root: Path) -> list[Path]:
+    """Every source file of both helpers under a source root (what the wheel ships)."""
+    return [*agent_sources(root / AGENT_DIR), *rewriter_sources(root / REWRITER_DIR)]
