@@ -183,9 +183,12 @@ def run_to_run_noise(values: np.ndarray) -> float:
 
 def hampel_filtered(values: np.ndarray, noise: float) -> np.ndarray:
     """``values`` with each one further than ``3σ`` from the running median of 7 replaced by that median
-    (Hampel filter; at the edges the window shrinks)."""
+    (Hampel filter).  At the edges the window keeps its 7 values (the first or last 7): a shrinking window
+    would let two disturbed runs among the last three carry the median and end the series in a false step."""
     x = np.asarray(values, dtype=float)
-    medians = np.array([np.median(x[max(0, i - 3):i + 4]) for i in range(x.size)])
+    width = min(7, x.size)
+    starts = np.clip(np.arange(x.size) - 3, 0, x.size - width)
+    medians = np.array([np.median(x[start:start + width]) for start in starts])
     return np.where(np.abs(x - medians) > HAMPEL_SIGMAS * noise, medians, x)
 
 

@@ -124,3 +124,8 @@ def test_invalid_runs_are_refused(runs):
 def test_the_same_series_gives_the_same_answer():
     runs = series(steps(70, [35], [1.04]), seed=8)
     assert find_change_points(runs).found == find_change_points(runs).found
+
+
+def test_two_disturbed_runs_among_the_last_three_are_no_change_point():
+    runs = series(np.zeros(40), seed=2, outliers={37, 39})
+    assert find_change_points(runs).found == ()
