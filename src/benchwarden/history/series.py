@@ -1,0 +1,117 @@
+"""A benchmark's series: one per benchmark, metric and machine, one point per commit, in commit order.
+
+Rules (docs/history.md, "The series"):
+
+* **Machines are never mixed**: the series key is (suite, benchmark key, metric, ``runs.machine_key``).
+* **One point per commit**: every clean run of a commit on that machine contributes its complete forks
+  (runs of the same commit are repetitions of one measurement); the point's log fork summaries are the
+  log of each fork's 20 %-trimmed mean (:func:`benchwarden.stats.logratio.log_summaries`).
+* **Commit order**: by generation number, then commit date, then sha (the ``commits`` table,
+  :mod:`.gitlog`).  Runs of commits whose place is unknown are left out and counted, unless no commit of
+  the series has a known place; then the series is ordered by run time, and says so.
+* Runs of a dirty work tree measured something no commit holds: left out and counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping
+
+from benchwarden.environment import machine_label
+from benchwarden.model import BenchmarkResult, RunData
+from benchwarden.stats.logratio import log_summaries
+from benchwarden.store.commits import CommitInfo, StoredRun
+
+
+@dataclass(frozen=True)
+class Point:
+    """One commit's measurements on one machine: its runs and the log fork summaries of all their forks."""
+
+    commit: str
+    runs: tuple[int, ...]
+    log_forks: tuple[float, ...]
+    first_run_at: float
+    generation: int | None = None
+    committed_at: float | None = None
+    subject: str | None = None
+    refs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Series:
+    """``benchmark`` is ``suite:key``; ``unit``/``direction`` as the harness reports it (values are ns/op inside)."""
+
+    benchmark: str
+    metric: str
+    unit: str
+    direction: str
+    machine_key: str
+    machine: str
+    points: tuple[Point, ...]
+    ordered_by: str  # "commit" or "run time"
+    notes: tuple[str, ...] = ()
+
+
+RunLoader = Callable[[int], RunData]
+
+
+def build_series(stored: Iterable[StoredRun], load: RunLoader, commits: Mapping[str, CommitInfo],
+                 keep: Callable[[str], bool]) -> list[Series]:
+    """Every series of the benchmarks ``keep`` accepts (by ``suite:key``), sorted by benchmark then machine.
+
+    ``stored``: the runs that name a commit (:meth:`Store.stored_runs`); ``load``: loads one run's data;
+    ``commits``: the known places of commits (missing ones are unknown).
+    """
+    groups: dict[tuple[str, str, str], dict[str, list[tuple[StoredRun, BenchmarkResult]]]] = {}
+    meta: dict[tuple[str, str, str], tuple[str, str, str]] = {}
+    dirty: dict[tuple[str, str, str], int] = {}
+    for run in stored:
+        if run.machine_key is None or run.meta.commit is None:
+            continue
+        data = load(run.id)
+        for result in data.results:
+            name = str(result.benchmark.id)
+            if not keep(name) or not result.measurement_matrix():
+                continue
+            key = (name, result.benchmark.metric, run.machine_key)
+            if run.meta.dirty:
+                dirty[key] = dirty.get(key, 0) + 1
+                continue
+            groups.setdefault(key, {}).setdefault(run.meta.commit, []).append((run, result))
+            meta[key] = (result.benchmark.unit, result.benchmark.direction.value, machine_label(run.meta.machine))
+    out = []
+    for key in sorted(groups):
+        name, metric, machine_key = key
+        unit, direction, label = meta[key]
+        points, notes = _points(groups[key], commits)
+        ordered_by = "commit"
+        if not any(p.generation is not None for p in points):
+            points.sort(key=lambda p: (p.first_run_at, p.commit))
+            ordered_by = "run time"
+            notes.append("git does not know these commits: ordered by run time, not by history")
+        else:
+            unknown = [p for p in points if p.generation is None]
+            points = sorted((p for p in points if p.generation is not None),
+                            key=lambda p: (p.generation, p.committed_at or 0.0, p.commit))
+            if unknown:
+                notes.append(f"{len(unknown)} commit(s) git does not know left out (their place in history is "
+                             "unknown)")
+        if dirty.get(key):
+            notes.append(f"{dirty[key]} run(s) of a dirty work tree left out")
+        out.append(Series(name, metric, unit, direction, machine_key, label, tuple(points), ordered_by, tuple(notes)))
+    return out
+
+
+def _points(by_commit: Mapping[str, list[tuple[StoredRun, BenchmarkResult]]],
+            commits: Mapping[str, CommitInfo]) -> tuple[list[Point], list[str]]:
+    points = []
+    for sha, entries in by_commit.items():
+        forks = [fork for _, result in entries for fork in result.measurement_matrix()]
+        info = commits.get(sha)
+        points.append(Point(
+            commit=sha, runs=tuple(run.id for run, _ in entries),
+            log_forks=tuple(float(v) for v in log_summaries(forks, name=f"commit {sha[:12]}")),
+            first_run_at=min(run.meta.created_at for run, _ in entries),
+            generation=info.generation if info else None, committed_at=info.committed_at if info else None,
+            subject=info.subject if info else None, refs=info.refs if info else ()))
+    return points, []

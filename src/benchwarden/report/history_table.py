@@ -1,0 +1,55 @@
+"""The tables of ``benchwarden history``: one row per series, one row per change point (terminal and Markdown).
+
+Nothing here computes statistics: every number comes from the
+:class:`~benchwarden.history.analysis.SeriesHistory` it is given.  At 80 columns the machine, the run counts and
+the commit subject go first (report.table.fit names what it left out).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from benchwarden.history.analysis import SeriesHistory
+from benchwarden.report.comparison_table import fmt_interval, fmt_p, fmt_ratio
+from benchwarden.report.escaping import visible
+from benchwarden.report.table import Column, TableModel, fmt_number, fmt_percent
+from benchwarden.units import from_ns_per_op
+
+SHORT_SHA = 8
+
+
+def series_table(histories: Sequence[SeriesHistory], title: str | None = None) -> TableModel:
+    """Per series: benchmark, machine, commits, the newest level with its 95 % interval, noise, change points."""
+    model = TableModel(
+        columns=[Column("benchmark", names=True), Column("machine", drop=3), Column("commits", "right"),
+                 Column("level now", "right"), Column("95% CI", "right", drop=1), Column("unit"),
+                 Column("noise", "right", drop=2), Column("changes", "right")],
+        title=title)
+    for h in histories:
+        s = h.series
+        bounds = sorted(from_ns_per_op(v, s.unit) for v in (h.level.low, h.level.high))
+        model.add([visible(s.benchmark), visible(s.machine_key), str(len(s.points)),
+                   fmt_number(from_ns_per_op(h.level.point, s.unit)),
+                   f"[{fmt_number(bounds[0])}, {fmt_number(bounds[1])}]", visible(s.unit),
+                   fmt_percent(h.detection.runs.noise), str(len(h.changes))],
+                  style="bold" if h.changes else None)
+    return model
+
+
+def changes_table(histories: Sequence[SeriesHistory], title: str | None = None) -> TableModel:
+    """Per change point: benchmark, the commit range, slower/faster, the time ratio and its interval, p, runs."""
+    model = TableModel(
+        columns=[Column("benchmark", names=True), Column("commits"), Column("change"),
+                 Column("ratio", "right"), Column("interval", "right", drop=3), Column("p", "right", drop=2),
+                 Column("n", "right", drop=1), Column("subject", names=True, drop=0)],
+        title=title)
+    for h in histories:
+        for c in h.changes:
+            t = c.test
+            model.add([visible(h.series.benchmark),
+                       f"{c.before.commit[:SHORT_SHA]}..{c.after.commit[:SHORT_SHA]}",
+                       "slower" if t.ratio.point > 1 else "faster", fmt_ratio(t.ratio.point),
+                       fmt_interval(t.ratio.low, t.ratio.high), fmt_p(t.p_value),
+                       f"{t.runs_before}+{t.runs_after}", visible(c.after.subject or "")],
+                      style="bold red" if t.ratio.point > 1 else "green")
+    return model
