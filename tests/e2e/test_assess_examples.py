@@ -115,10 +115,15 @@ def check_common(suite: dict, tmp: Path, uncovered: str, covered: list[str], noi
     assert next(m for m in suite["abs"]["methods"] if m["method"] == uncovered)["reached_by"] == []
     unstable = suite["variability"]["unstable"]
     assert any(k.endswith(noisy_suffix) for k in unstable), suite["variability"]["benchmarks"]
-    # the cost account: only reaching benchmarks ran slowed, against the study's 2·(|K′|+1) full runs
+    # the cost account: only reaching benchmarks ran slowed, against the study's 2·(|K′|+1) full runs. Its
+    # figures are machine time, so the test checks the account, not the saving: how much ABS saves is measured
+    # by benchmarks/assess_cost.py (docs/performance.md); under load a slowed JVM's start-up alone can tip it.
     cost = suite["cost"]
     assert cost["study_runs"] == 2 * (len(suite["methods"]["selected"]) + 1)
-    assert cost["injected_s"] < cost["study_s"]
+    assert cost["study_s"] == pytest.approx(cost["study_runs"] * cost["full_run_s"], rel=1e-3, abs=0.01)
+    assert cost["injected_s"] > 0 and cost["trace_s"] > 0
+    assert cost["used_s"] >= cost["trace_s"] + cost["prepare_s"] + cost["injected_s"] - 0.01
+    assert cost["ratio"] == pytest.approx(cost["used_s"] / cost["study_s"], rel=1e-3, abs=1e-4)
     assert any(s["method"] == uncovered for s in suite["stubs"])
     assert suite["smoke"]["covered"] and not suite["smoke"]["not_covered"]
     html = (tmp / "assess.html").read_text(encoding="utf-8")
