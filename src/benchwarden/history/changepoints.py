@@ -184,10 +184,14 @@ def run_to_run_noise(values: np.ndarray) -> float:
 def hampel_filtered(values: np.ndarray, noise: float) -> np.ndarray:
     """``values`` with each one further than ``3σ`` from the running median of 7 replaced by that median
     (Hampel filter).  At the edges the window keeps its 7 values (the first or last 7): a shrinking window
-    would let two disturbed runs among the last three carry the median and end the series in a false step."""
+    would let two disturbed runs among the last three carry the median and end the series in a false step.
+    A series of fewer than 9 runs uses the largest odd window below ``n − 1`` (none below 3), so that a
+    window at an edge never holds the whole series and a step in the middle keeps its two levels."""
     x = np.asarray(values, dtype=float)
-    width = min(7, x.size)
-    starts = np.clip(np.arange(x.size) - 3, 0, x.size - width)
+    width = min(7, x.size - 2 - (x.size % 2 == 0))  # odd (never split evenly between two levels), < n - 1
+    if width < 3:
+        return x.copy()
+    starts = np.clip(np.arange(x.size) - width // 2, 0, x.size - width)
     medians = np.array([np.median(x[start:start + width]) for start in starts])
     return np.where(np.abs(x - medians) > HAMPEL_SIGMAS * noise, medians, x)
 

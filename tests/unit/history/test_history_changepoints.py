@@ -129,3 +129,9 @@ def test_the_same_series_gives_the_same_answer():
 def test_two_disturbed_runs_among_the_last_three_are_no_change_point():
     runs = series(np.zeros(40), seed=2, outliers={37, 39})
     assert find_change_points(runs).found == ()
+
+
+@pytest.mark.parametrize("n, at", [(4, 2), (6, 3), (7, 3), (8, 4)])
+def test_a_large_step_in_a_short_series_is_found(n, at):
+    runs = series(steps(n, [at], [2.5]), seed=10)
+    assert [c.index for c in find_change_points(runs).found] == [at]
