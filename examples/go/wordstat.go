@@ -10,6 +10,9 @@
 //     WORDSTAT_SLOW=small: the letter test through unicode.IsLetter, about +4 %;
 //     WORDSTAT_SLOW=medium: the upper-case check through unicode.IsUpper, about +10 %
 //     (sizes measured in docs/performance.md, "The examples' switchable changes");
+//     WORDSTAT_SLOW=alloc: a defensive copy of the word list, one more allocation
+//     of 16 B per word (+81 % B/op), for the allocation metrics to find; its time
+//     cost is mostly the collector's (+28 % CPU time measured under load);
 //   - CapitalizeWords is exported but deliberately reached by no benchmark.
 package wordstat
 
@@ -37,8 +40,10 @@ func chooseTokenizer(slow string) func(string) []string {
 		return tokenizeUnicodeLetters
 	case "medium":
 		return tokenizeUnicodeUpper
+	case "alloc":
+		return tokenizeCopied
 	}
-	panic(fmt.Sprintf("WORDSTAT_SLOW=%q: expected 1, large, small or medium", slow))
+	panic(fmt.Sprintf("WORDSTAT_SLOW=%q: expected 1, large, small, medium or alloc", slow))
 }
 
 // vocabulary is the fixed word list the generated text draws from. Mixed case
@@ -153,6 +158,15 @@ func tokenizeUnicodeUpper(text string) []string {
 		}
 	}
 	return words
+}
+
+// tokenizeCopied is the allocating switchable change (WORDSTAT_SLOW=alloc):
+// tokenizeFast whose result is handed out as a copy ("callers must not share
+// our slice"). The same words; one more allocation per call, as large as the
+// word list (16 B per word). Few extra instructions (+1.9 %), but more work for
+// the collector.
+func tokenizeCopied(text string) []string {
+	return slices.Clone(tokenizeFast(text))
 }
 
 func lowerUnicode(w string) string {

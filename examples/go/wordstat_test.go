@@ -19,7 +19,7 @@ func TestTokenize(t *testing.T) {
 func TestEveryTokenizerAgrees(t *testing.T) {
 	text := GenerateText(2000, 5)
 	want := tokenizeFast(text)
-	for _, slow := range []string{"1", "large", "small", "medium"} {
+	for _, slow := range []string{"1", "large", "small", "medium", "alloc"} {
 		if got := chooseTokenizer(slow)(text); !reflect.DeepEqual(got, want) {
 			t.Fatalf("WORDSTAT_SLOW=%s gives other words", slow)
 		}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -112,6 +113,47 @@ def test_missing_artifact_and_missing_java_are_clear_errors(adapter, example, tm
         adapter.list_benchmarks(replace(ctx, artifact="target/nothing.jar"))
     with pytest.raises(ToolchainMissing, match="suite 'wordstat'.*no-such-java"):
         adapter.prepare(replace(ctx, build=None, options={"java": str(tmp_path / "no-such-java")}))
+
+
+# ---------------------------------------------------------------- the example's switchable changes
+
+_AGREE = r"""
+import java.lang.reflect.Method;
+import java.util.List;
+
+public class Agree {
+    public static void main(String[] args) throws Exception {
+        String text = wordstat.Corpus.text(2000, 5) + " Trailing-\u00dcn\u00efcode  x";
+        Method reference = wordstat.WordStat.class.getDeclaredMethod("tokenizeOnePass", String.class);
+        reference.setAccessible(true);
+        Object expected = reference.invoke(null, text);
+        for (String name : args) {
+            Method variant = wordstat.WordStat.class.getDeclaredMethod(name, String.class);
+            variant.setAccessible(true);
+            List<?> words = (List<?>) variant.invoke(null, text);
+            System.out.println(name + " " + words.size() + " " + words.equals(expected));
+        }
+        System.out.println("selected " + wordstat.WordStat.SLOW);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("switch", ["alloc", "tiny"])
+def test_every_switchable_tokenizer_gives_the_same_words(example, tmp_path, switch):
+    """Like the Go and Python examples' own tests: each variant returns the reference's words; an unknown
+    value of the switch is refused, never silently mapped to a tokenizer."""
+    source = tmp_path / "Agree.java"
+    source.write_text(_AGREE, encoding="utf-8")
+    variants = ["tokenizeNaive", "tokenizeUnmodifiable", "tokenizeStripped", "tokenizeCharArray"]
+    done = subprocess.run(["java", f"-Dwordstat.slow={switch}", "-cp", str(REPO / "examples/jmh/target/classes"),
+                           str(source), *variants], capture_output=True, text=True, timeout=120)
+    if switch == "tiny":
+        assert done.returncode != 0 and "wordstat.slow / WORDSTAT_SLOW = 'tiny'" in done.stderr, done.stderr
+        return
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines == [f"{name} 2003 true" for name in variants] + ["selected alloc"]
 
 
 # ---------------------------------------------------------------- forks that work

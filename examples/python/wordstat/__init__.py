@@ -8,7 +8,9 @@ results read the same across languages.
   ``1`` (or ``large``): a chunk-by-chunk implementation, ~1.7x -- a clear regression;
   ``small``: a defensive ``filter(None, ...)`` over the words, about +5 %;
   ``medium``: the same filter as a comprehension, about +9 %
-  (sizes measured in docs/performance.md, "The examples' switchable changes").
+  (sizes measured in docs/performance.md, "The examples' switchable changes");
+  ``alloc``: the words through a tuple and back, a change that allocates more (two more
+  containers of the word list's size; about +9 % CPU time), for the memory metric to find.
 * :func:`count_words` has two implementations, hash-based and sorted, so a
   relation between them can be asserted (hash is faster).
 * :func:`capitalize_words` is public but deliberately reached by no benchmark.
@@ -87,8 +89,14 @@ def _tokenize_comprehension(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w]
 
 
+def _tokenize_copied(text: str) -> list[str]:
+    """The allocating switchable change: an immutable snapshot of the words, handed out as a fresh list."""
+    return list(tuple(_WORD.findall(text.lower())))
+
+
 _TOKENIZERS = {"": _tokenize_one_pass, "0": _tokenize_one_pass, "1": _tokenize_per_chunk,
-               "large": _tokenize_per_chunk, "small": _tokenize_filter_empty, "medium": _tokenize_comprehension}
+               "large": _tokenize_per_chunk, "small": _tokenize_filter_empty, "medium": _tokenize_comprehension,
+               "alloc": _tokenize_copied}
 
 
 def tokenize(text: str) -> list[str]:
@@ -99,7 +107,7 @@ def tokenize(text: str) -> list[str]:
 try:
     _TOKENIZE = _TOKENIZERS[SLOW]
 except KeyError:
-    raise ValueError(f"WORDSTAT_SLOW={SLOW!r}: expected 1, large, small or medium") from None
+    raise ValueError(f"WORDSTAT_SLOW={SLOW!r}: expected 1, large, small, medium or alloc") from None
 
 
 def count_words_hash(words: list[str]) -> dict[str, int]:

@@ -43,7 +43,7 @@ def test_every_switchable_tokenizer_gives_the_same_words(wordstat, size):
     expected = wordstat._tokenize_one_pass(text)
     for name, tokenizer in wordstat._TOKENIZERS.items():
         assert tokenizer(text) == expected, name
-    assert set(wordstat._TOKENIZERS) == {"", "0", "1", "large", "small", "medium"}
+    assert set(wordstat._TOKENIZERS) == {"", "0", "1", "large", "small", "medium", "alloc"}
 
 
 def test_an_unknown_switch_value_is_refused_at_import(monkeypatch):

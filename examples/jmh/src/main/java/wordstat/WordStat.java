@@ -20,8 +20,10 @@ import java.util.stream.Collectors;
  * {@code wordstat.slow} or else the environment variable {@code WORDSTAT_SLOW} (every variant returns the
  * same words): {@code true}/{@code 1}/{@code large} selects a "tidy-up" that regresses ~1.7x; {@code small}
  * returns an unmodifiable copy of the word list (about +7 %); {@code medium} strips every word (about +15 %)
- * (sizes measured in docs/performance.md, "The examples' switchable changes"). They give comparisons and
- * assessments real regressions to find. {@link #capitalizeWords} is public but deliberately reached by no
+ * (sizes measured in docs/performance.md, "The examples' switchable changes"); {@code alloc} scans a
+ * {@code char[]} copy of the text, a change that allocates more (the text's length in chars, ~13 kB per
+ * 1000 words) and no slower, for the allocation metrics ({@code -prof gc}) to find. They give
+ * comparisons and assessments real regressions to find. {@link #capitalizeWords} is public but deliberately reached by no
  * benchmark.
  */
 public final class WordStat {
@@ -46,10 +48,11 @@ public final class WordStat {
                 return "large";
             case "small":
             case "medium":
+            case "alloc":
                 return value;
             default:
                 throw new IllegalArgumentException("wordstat.slow / WORDSTAT_SLOW = '" + value
-                        + "': expected true, 1, large, small or medium");
+                        + "': expected true, 1, large, small, medium or alloc");
         }
     }
 
@@ -62,6 +65,8 @@ public final class WordStat {
                 return tokenizeUnmodifiable(text);
             case "medium":
                 return tokenizeStripped(text);
+            case "alloc":
+                return tokenizeCharArray(text);
             default:
                 return tokenizeOnePass(text);
         }
@@ -91,6 +96,33 @@ public final class WordStat {
         }
         if (len > 0) {
             words.add(new String(word, 0, len).strip());
+        }
+        return words;
+    }
+
+    /**
+     * The allocating switchable change: {@link #tokenizeOnePass} over a {@code char[]} copy of the text
+     * ("array access is faster than charAt"). The same words; one extra array of the text's length per call,
+     * which escape analysis cannot remove (its size is not a small constant).
+     */
+    static List<String> tokenizeCharArray(String text) {
+        char[] chars = text.toCharArray();
+        List<String> words = new ArrayList<>();
+        char[] word = new char[32];
+        int len = 0;
+        for (char c : chars) {
+            if (isLetter(c)) {
+                if (len == word.length) {
+                    word = Arrays.copyOf(word, len * 2);
+                }
+                word[len++] = Character.toLowerCase(c);
+            } else if (len > 0) {
+                words.add(new String(word, 0, len));
+                len = 0;
+            }
+        }
+        if (len > 0) {
+            words.add(new String(word, 0, len));
         }
         return words;
     }
