@@ -5,7 +5,9 @@ script measures pools of real forks of every version:
 
 * ``base`` and ``base2`` — the unchanged code, twice (A/A: two independent pools of the same version);
 * the examples' small switchable changes (``WORDSTAT_SLOW=small`` ≈ 4-5 %, ``=medium`` ≈ 9-10 %);
-* an allocation change (``WORDSTAT_COPY=1``: Tokenize returns a defensive copy of its word list).
+* the examples' allocating change (``WORDSTAT_SLOW=alloc``: Go hands out a copy of the word list, Python
+  the words through a tuple and back, JMH scans a ``char[]`` copy of the text), more allocation at little
+  cost in time.
 
 Per round every version runs, in random order, one fork of each kind — so drift and the load hit all
 versions alike, and the forks of one round form the pairs of a comparison, as in a live ``compare``:
@@ -20,7 +22,7 @@ Then it judges seeded resampled comparisons with the product's own rules:
 * time and CPU time: the sequential design of ``compare`` (defaults: 4-20 fork pairs, 99.5 % / 95 %,
   Pocock, threshold 3 %), through ``tests/unit/compare/sequential_sim.run_sequential`` (the product's
   ``judge_batch``); each experiment draws 20 of the rounds (without replacement) and pairs the two versions'
-  forks of the same round;
+  forks of the same round; and the same rule with one look at 3 pairs, the counts' budget;
 * counts (allocations, bytes, traced memory, instructions): the exact rule of ``compare.metrics`` on 3 forks
   per version (3 rounds drawn without replacement); instructions also as the primary verdict (exact rule
   with the 3 % threshold).
@@ -72,7 +74,7 @@ from benchwarden.runner.progress import ProgressListener  # noqa: E402
 from tests.unit.compare.sequential_sim import run_sequential  # noqa: E402
 
 VARIANTS = {"base": {}, "base2": {}, "small": {"WORDSTAT_SLOW": "small"}, "medium": {"WORDSTAT_SLOW": "medium"},
-            "alloc": {"WORDSTAT_COPY": "1"}}
+            "alloc": {"WORDSTAT_SLOW": "alloc"}}
 CANDIDATES = ("base2", "small", "medium", "alloc")
 LANGUAGES = {
     "jmh": ("jmh", "wordstat.bench.TokenizeBench.tokenize[size=1000]", {"profilers": ["gc"]}),
@@ -183,11 +185,14 @@ def matrix(pools: dict, version: str, key: str) -> dict[int, list[float]]:
 
 
 def sequential_power(base: dict[int, list[float]], cand: dict[int, list[float]], experiments: int,
-                     rng: np.random.Generator) -> dict:
-    """Sequential comparisons on PAIRS rounds drawn from those both versions have (pairs = same round)."""
+                     rng: np.random.Generator, max_pairs: int = PAIRS) -> dict:
+    """Sequential comparisons on ``max_pairs`` rounds drawn from those both versions have (pairs = same round).
+
+    ``max_pairs`` below the design's ``min_pairs`` (COUNT_FORKS: the counts' budget) is one look at that many
+    pairs, at the level the design gives its last look."""
     common = sorted(set(base) & set(cand))
     width = min(min(len(base[r]) for r in common), min(len(cand[r]) for r in common))
-    pairs = min(PAIRS, len(common))
+    pairs = min(max_pairs, len(common))
     design = replace(DESIGN, min_pairs=min(DESIGN.min_pairs, pairs), max_pairs=pairs) if pairs < DESIGN.max_pairs \
         else DESIGN
     picks = np.array([rng.choice(common, pairs, replace=False) for _ in range(experiments)])
@@ -262,6 +267,8 @@ def analyse(pools: dict, experiments: int, seed: int) -> dict:
                 cand = matrix(kinds[kind], v, key)
                 out.setdefault("sequential", {}).setdefault(name, {})[v] = sequential_power(base, cand, experiments,
                                                                                             rng)
+                out["sequential"].setdefault(f"{name}, {COUNT_FORKS} pairs", {})[v] = sequential_power(
+                    base, cand, experiments, rng, max_pairs=COUNT_FORKS)
                 out.setdefault("true", {}).setdefault(name, {})[v] = true_ratio(base, cand)
         counts = {"instructions (exact rule)": ("instructions", "value", "instructions [instr/op]", False),
                   "instructions (primary, 3 % threshold)": ("instructions", "value", "", True)}
@@ -384,7 +391,8 @@ def print_report(report: dict, extra: dict) -> None:
         print("\nnoise of the base (A/A pools): CV of fork medians, SD of the within-round log ratio\n")
         for metric, n in out["noise"].items():
             print(f"- {metric}: fork CV {n['fork_cv']:.2%}, pair SD {n['pair_sd']:.2%}, range {n['range']:.1%}")
-        print("\nsequential verdicts (compare defaults, 4-20 pairs): slower / unchanged / mean pairs\n")
+        print(f"\ntime verdicts (compare defaults, 4-20 pairs; and one look at {COUNT_FORKS} pairs, the counts' budget): "
+              "slower / unchanged / mean pairs\n")
         print("| metric | " + " | ".join(CANDIDATES) + " |\n|---|" + "---|" * len(CANDIDATES))
         for metric, row in out["sequential"].items():
             print(f"| {metric} | " + " | ".join(
