@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "run": ("run", "run_command", "Run benchmarks and store every iteration of every fork."),
     "show": ("show", "show_command", "Show a stored run: mean, CI, CV and effort per benchmark."),
     "runs": ("results", "runs_command", "List stored runs, newest first."),
+    "backfill": ("backfill", "backfill_command", "Measure past commits A..B, one run each, in cached worktrees."),
     "history": ("history", "history_command", "Series per benchmark and machine in commit order, with change points."),
     "compare": ("compare", "compare_command", "Compare two versions: faster, slower, unchanged or inconclusive."),
     "check": ("check", "check_command", "Check performance assertions (Stochastic Performance Logic)."),

@@ -209,6 +209,10 @@ def _snapshot(config, suites: list[Suite], cli_filter: str | None) -> dict:
 
 def _suites_from_snapshot(config, snapshot, run_id: int) -> tuple[list[Suite], str | None]:
     """The suites of a stored run, with the settings it was started with (so a resume finishes it identically)."""
+    if isinstance(snapshot, dict) and snapshot.get("backfill_commit"):  # benchwarden.backfill.SNAPSHOT_KEY
+        raise BenchwardenError(f"run {run_id} measured commit {str(snapshot['backfill_commit'])[:12]} for `backfill`; "
+                               "run the same backfill again to finish it (`run --resume` would measure the working "
+                               "tree under that commit)")
     stored = dict(snapshot.get("suites", {})) if isinstance(snapshot, dict) else {}
     if not stored:
         raise BenchwardenError(f"run {run_id} has no stored configuration; it cannot be resumed")

@@ -83,3 +83,14 @@ def _git(repo: Path, *args: str, stdin: str | None = None) -> str:
     if done.returncode != 0:
         raise GitError(f"git {args[0]} in {repo} failed: {done.stderr.strip()[:500] or f'exit {done.returncode}'}")
     return done.stdout
+
+
+def range_commits(repo: Path, base: str, tip: str) -> list[tuple[str, str]]:
+    """(sha, subject) of git's ``base..tip`` along first parents, oldest first.  GitError names an unknown revision."""
+    for ref in (base, tip):
+        try:
+            _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+        except GitError:
+            raise GitError(f"unknown revision {ref!r} in {repo}") from None
+    text = _git(repo, "log", "--first-parent", "--reverse", f"--format=%H{SEPARATOR}%s", f"{base}..{tip}", "--")
+    return [(sha, subject) for sha, _, subject in (line.partition(SEPARATOR) for line in text.splitlines())]
