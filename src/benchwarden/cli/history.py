@@ -14,7 +14,7 @@ from benchwarden.cli.store_access import store_for
 @common_options("config", "suite", "filter", "store", "json")
 @click.argument("benchmarks", nargs=-1, metavar="[BENCHMARK]...")
 @click.option("--machine", "machines", multiple=True, metavar="KEY",
-              help="Only the series of this machine key (repeatable; `runs --json` and `history --json` show keys).")
+              help="Only the series of this machine key (repeatable; `history --json` shows the keys).")
 @click.option("--repo", type=click.Path(path_type=Path, file_okay=False, exists=True),
               help="git work tree whose history orders the commits (default: the config file's folder, else the "
                    "working directory).")

@@ -31,7 +31,8 @@ class Change:
 
 @dataclass(frozen=True)
 class SeriesHistory:
-    """``level``: the newest segment's geometric mean in ns/op with a 95 % t interval over its commits."""
+    """``level``: the newest segment's geometric mean in ns/op with a 95 % t interval over its commits (``(0, inf)``
+    with one commit)."""
 
     series: Series
     detection: Detection
@@ -51,7 +52,7 @@ class SeriesHistory:
             "first_commit": s.points[0].commit if s.points else None,
             "last_commit": s.points[-1].commit if s.points else None,
             "noise": {"run_to_run": d.runs.noise, "between_forks": d.runs.fork_sd},
-            "level_ns": {"point": self.level.point, "low": self.level.low, "high": self.level.high,
+            "level_ns": {"point": self.level.point, "low": _finite(self.level.low), "high": _finite(self.level.high),
                          "confidence": self.level.confidence},
             "change_points": [{"before": c.before.commit, "after": c.after.commit, "subject": c.after.subject,
                                **c.test.to_json()} for c in self.changes],
@@ -80,3 +81,8 @@ def _level(values: np.ndarray, confidence: float) -> Interval:
                  .bounds(confidence))
     with np.errstate(over="ignore"):
         return Interval(float(np.exp(low)), float(np.exp(high)), math.exp(center), confidence, "t-log", 0)
+
+
+def _finite(value: float) -> float | None:
+    """None for a bound that could not be computed (one commit: no interval), so the JSON stays JSON."""
+    return value if math.isfinite(value) and value > 0 else None

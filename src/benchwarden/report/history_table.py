@@ -7,6 +7,7 @@ the commit subject go first (report.table.fit names what it left out).
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 from benchwarden.history.analysis import SeriesHistory
@@ -27,10 +28,11 @@ def series_table(histories: Sequence[SeriesHistory], title: str | None = None) -
         title=title)
     for h in histories:
         s = h.series
-        bounds = sorted(from_ns_per_op(v, s.unit) for v in (h.level.low, h.level.high))
+        finite = 0 < h.level.low and math.isfinite(h.level.high)
+        bounds = sorted(from_ns_per_op(v, s.unit) for v in (h.level.low, h.level.high)) if finite else []
         model.add([visible(s.benchmark), visible(s.machine_key), str(len(s.points)),
                    fmt_number(from_ns_per_op(h.level.point, s.unit)),
-                   f"[{fmt_number(bounds[0])}, {fmt_number(bounds[1])}]", visible(s.unit),
+                   f"[{fmt_number(bounds[0])}, {fmt_number(bounds[1])}]" if bounds else "n/a", visible(s.unit),
                    fmt_percent(h.detection.runs.noise), str(len(h.changes))],
                   style="bold" if h.changes else None)
     return model

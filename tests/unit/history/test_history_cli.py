@@ -182,3 +182,23 @@ def test_an_empty_store_says_so(tmp_path, repo):
     root, _ = repo
     code, out, _ = cli("history", "--store", str(tmp_path / "empty.db"), "--repo", str(root))
     assert code == 0 and "no stored runs with a commit" in out
+
+
+def test_a_series_of_one_commit_has_no_interval_and_valid_json(tmp_path, repo, monkeypatch):
+    root, shas = repo
+    path = tmp_path / "results.db"
+    with open_store(path) as s:
+        s.import_run(run(shas[0], 1_700_000_000, MACHINE_A, {PARSE: 1000.0}, seed=1))
+    code, out, err = cli("history", "--store", str(path), "--repo", str(root), "--json")
+    assert code == 0, err
+
+    def refuse(constant):
+        raise AssertionError(f"{constant} is not JSON")
+
+    [series] = json.loads(out, parse_constant=refuse)["series"]
+    assert series["level_ns"]["low"] is None and series["change_points"] == []
+    assert "1 run(s): at least 4 are needed to look for a change" in series["notes"]
+    monkeypatch.setenv("COLUMNS", "120")
+    code, out, err = cli("history", "--store", str(path), "--repo", str(root))
+    assert code == 0, err
+    assert "n/a" in out and "no change points" in out
