@@ -137,7 +137,8 @@ def test_jmh_example_annotations_and_regression(tmp_path, monkeypatch):
                "SLOW = \"large\";")
     bound = root / "regression.spl"
     bound.write_text("committed := TokenizeBench.tokenize@HEAD\nTokenizeBench.tokenize(1000) <= 1.05 * committed(1000)\n")
-    status, slow, err = _check(root, *jmh, "--forks", "4", "--max-rounds", "2", str(bound))
+    # up to 4 extra rounds: under load (average 6) 3 rounds of 4 forks once left the 1.7x slowdown undecided
+    status, slow, err = _check(root, *jmh, "--forks", "4", "--max-rounds", "4", str(bound))
     assert status == 1, (slow, err)
     [assertion] = slow["assertions"]
     assert assertion["verdict"] == "fails"
