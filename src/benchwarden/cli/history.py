@@ -58,6 +58,11 @@ def history_command(inv: Invocation, benchmarks: tuple[str, ...], machines: tupl
         else:
             notes.append(f"{root} is not a git work tree: commits are placed by what the store knows")
         series = build_series(stored, store.load_run, known, keep)
+    if inv.suite:
+        present = {s.benchmark.partition(":")[0] for s in series}
+        missing = [name for name in inv.suite if name not in present]
+        if missing:
+            raise click.UsageError(f"--suite {', '.join(missing)}: no stored runs of that suite")
     if benchmarks:
         found = {s.benchmark for s in series} | {s.benchmark.partition(":")[2] for s in series}
         missing = [b for b in benchmarks if b not in found]

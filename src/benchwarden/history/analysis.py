@@ -54,8 +54,7 @@ class SeriesHistory:
             "noise": {"run_to_run": d.runs.noise, "between_forks": d.runs.fork_sd},
             "level_ns": {"point": self.level.point, "low": _finite(self.level.low), "high": _finite(self.level.high),
                          "confidence": self.level.confidence},
-            "change_points": [{"before": c.before.commit, "after": c.after.commit, "subject": c.after.subject,
-                               **c.test.to_json()} for c in self.changes],
+            "change_points": [_change_json(c) for c in self.changes],
             "points": [{"commit": p.commit, "generation": p.generation, "runs": list(p.runs),
                         "forks": len(p.log_forks), "mean_ns": math.exp(v)}
                        for p, v in zip(s.points, d.runs.values)],
@@ -86,3 +85,11 @@ def _level(values: np.ndarray, confidence: float) -> Interval:
 def _finite(value: float) -> float | None:
     """None for a bound that could not be computed (one commit: no interval), so the JSON stays JSON."""
     return value if math.isfinite(value) and value > 0 else None
+
+
+def _change_json(change: Change) -> dict[str, object]:
+    """The change point's JSON with the commits around it; a point of a series is a commit, so the counts say so."""
+    test = change.test.to_json()
+    renamed = {"runs_before": "commits_before", "runs_after": "commits_after", "outlier_runs": "outlier_commits"}
+    return {"before": change.before.commit, "after": change.after.commit, "subject": change.after.subject,
+            **{renamed.get(k, k): v for k, v in test.items()}}

@@ -107,6 +107,7 @@ def test_json_finds_the_step_at_its_commit_per_machine(store, repo):
     [change] = parse["change_points"]
     assert (change["before"], change["after"], change["subject"]) == (shas[14], shas[15], "commit 15")
     assert change["low"] < 1.12 < change["high"] and change["p_value"] < 1e-6
+    assert (change["commits_before"], change["commits_after"], change["outlier_commits"]) == (15, 15, 0)
     assert parse["level_ns"]["low"] < 1120 < parse["level_ns"]["high"]
     assert "1 run(s) of a dirty work tree left out" in parse["notes"]
     assert series["suite:parse", "ci-b"]["change_points"] == []  # twice the level on B, never mixed with A
@@ -149,6 +150,7 @@ def test_benchmarks_and_machines_select_series(store, repo):
 
 @pytest.mark.parametrize("args, message", [
     (["nosuch"], "no stored runs of nosuch"),
+    (["--suite", "other"], "--suite other: no stored runs of that suite"),
     (["--machine", "ci-z"], "--machine ci-z: no series on that machine (machines: ci-a, ci-b)"),
     (["--alpha", "0.5"], "0.5 is not in the range"),
     (["--alpha", "nan"], "not a finite number"),
