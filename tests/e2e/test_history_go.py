@@ -33,7 +33,7 @@ pytestmark = [
 REPO = Path(__file__).resolve().parents[2]
 BENCHMARK = "wordstat:BenchmarkTokenize[size=1000]"
 FAST = 'var tokenizer = chooseTokenizer(os.Getenv("WORDSTAT_SLOW"))'
-SLOW = 'var tokenizer = chooseTokenizer(os.Getenv("WORDSTAT_SLOW") + "large")'
+VARIANT = 'var tokenizer = chooseTokenizer(os.Getenv("WORDSTAT_SLOW") + "{name}")'
 COMMITS, SWITCH = 12, 6
 FILTER = r"^BenchmarkTokenize\[size=1000\]$"
 SHORT = ("--forks", "3", "--warmup", "1", "--iterations", "3", "--iteration-time", "20ms")
@@ -53,19 +53,22 @@ def git(root: Path, *args: str) -> str:
                           env={**os.environ, **GIT_ENV}).stdout.strip()
 
 
-def build_history(root: Path, measure=None) -> list[str]:
-    """The example as commit 0, README edits, the slow tokenizer at commit 6; ``measure()`` after each commit."""
+def build_history(root: Path, measure=None, *, steps=None, metric: str = "cpu", commits: int = COMMITS) -> list[str]:
+    """The example as commit 0, README edits, at each commit of ``steps`` (default: the large slowdown at commit 6)
+    the named tokenizer switched on in the code; ``measure()`` after each commit."""
+    steps = {SWITCH: "large"} if steps is None else steps
     shutil.copytree(REPO / "examples" / "go", root, ignore=shutil.ignore_patterns(".benchwarden"))
     (root / ".gitignore").write_text(".benchwarden/\n")
     toml = root / "benchwarden.toml"  # CPU time: what a CPU-bound neighbour does to wall time is not a change
-    toml.write_text(toml.read_text().replace("[defaults]\n", '[defaults]\nmetric = "cpu"\n', 1))
+    toml.write_text(toml.read_text().replace("[defaults]\n", f'[defaults]\nmetric = "{metric}"\n', 1))
     source = root / "wordstat.go"
-    assert FAST in source.read_text()
+    original = source.read_text()
+    assert FAST in original
     git(root, "init", "-q", "-b", "main")
     shas = []
-    for i in range(COMMITS):
-        if i == SWITCH:
-            source.write_text(source.read_text().replace(FAST, SLOW))
+    for i in range(commits):
+        if i in steps:
+            source.write_text(original.replace(FAST, VARIANT.format(name=steps[i])))
         elif i:
             with (root / "README.md").open("a") as readme:
                 readme.write(f"\nEdit {i}.\n")
@@ -142,3 +145,29 @@ def test_backfill_measures_a_range_in_worktrees_and_a_second_backfill_skips_it(t
         [(sha, "skipped") for sha in shas[1::2]]  # every 2nd counting back from main: 11, 9, ..., 1
     print(f"backfill: {COMMITS - 1} commits checked out, built and measured in {measuring_s:.1f} s; change "
           f"{slowdown['ratio']:.2f}x; means {slowdown['means']}")
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not on PATH (instruction counts)")
+def test_a_ten_percent_change_partly_undone_is_found_twice_in_instruction_counts(tmp_path, monkeypatch):
+    """Issue #15's case: 14 commits, about +10 % at commit 6 ("medium"), partly undone at commit 10 ("small",
+    about +4 %), backfilled in instruction counts (deterministic: the noise no machine load can add)."""
+    monkeypatch.delenv("WORDSTAT_SLOW", raising=False)
+    monkeypatch.setenv("BENCHWARDEN_MACHINE", "e2e-history")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "wordstat"
+    config = str(root / "benchwarden.toml")
+    shas = build_history(root, steps={6: "medium", 10: "small"}, metric="instructions", commits=14)
+    started = time.monotonic()
+    code, out, err = bw("backfill", f"{shas[0]}..main", "--config", config, "--filter", FILTER, "--forks", "2",
+                        "--iterations", "2", "--quiet")
+    assert code == 0, err
+    measuring_s = time.monotonic() - started
+    code, out, err = bw("history", "--config", config, "--json")
+    assert code == 0, err
+    [series] = json.loads(out)["series"]
+    assert series["metric"] == "instructions" and [p["commit"] for p in series["points"]] == shas[1:]
+    found = [(c["before"], c["after"], c["ratio"]) for c in series["change_points"]]
+    assert [(before, after) for before, after, _ in found] == [(shas[5], shas[6]), (shas[9], shas[10])], found
+    up, down = found[0][2], found[1][2]
+    assert up > 1.05 and down < 1 and up * down > 1.02  # partly undone: still above the first level
+    print(f"instructions: 13 commits backfilled in {measuring_s:.0f} s; changes x{up:.3f} then x{down:.3f}")
