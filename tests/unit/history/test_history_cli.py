@@ -1,4 +1,4 @@
-"""`benchwarden history` on a real SQLite store and a real git repository of empty commits (seeded runs)."""
+"""`benchwarden history` on a real store (SQLite and PostgreSQL) and a real git repository of empty commits (seeded runs)."""
 
 from __future__ import annotations
 
@@ -72,12 +72,17 @@ def run(commit: str, created_at: float, machine: dict, levels: dict[Benchmark, f
     return RunData(meta=meta, results=results, status=RunStatus.COMPLETE)
 
 
-@pytest.fixture()
-def store(tmp_path, repo) -> Path:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path, repo) -> str:
     """parse: 1000 ns/op, 12 % slower from commit 15 on (machine A); tokens: flat. Runs imported in shuffled
-    order; machine B measured commits 10..29 at twice the level, with no change."""
+    order; machine B measured commits 10..29 at twice the level, with no change.  On SQLite and on a throwaway
+    PostgreSQL server (tests/support/postgres.py)."""
     _, shas = repo
-    path = tmp_path / "results.db"
+    if request.param == "sqlite":
+        path = str(tmp_path / "results.db")
+    else:
+        cluster = request.getfixturevalue("pg_cluster")
+        path = cluster.url(cluster.create_database())
     order = np.random.default_rng(0).permutation(30)
     with open_store(path) as s:
         for n, i in enumerate(order):
