@@ -22,8 +22,11 @@ from benchwarden.cli.store_access import store_for
               help="Significance level of a change point (its interval is at 1 - alpha).")
 @click.option("--markdown", "markdown_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Also write the tables as Markdown to this file.")
+@click.option("--confirm", is_flag=True,
+              help="Re-measure each change point found on this machine: `compare` of its two commits (interleaved, "
+                   "sequential verdict); marks it confirmed, refuted or inconclusive.")
 def history_command(inv: Invocation, benchmarks: tuple[str, ...], machines: tuple[str, ...], repo: Path | None,
-                    alpha: float, markdown_path: Path | None) -> int:
+                    alpha: float, markdown_path: Path | None, confirm: bool) -> int:
     """Show each benchmark's series per machine in commit order, and the change points found in it.
 
     BENCHMARK is `suite:key` or a key (default: every benchmark; --suite and --filter narrow it). A change
@@ -78,18 +81,58 @@ def history_command(inv: Invocation, benchmarks: tuple[str, ...], machines: tupl
         series = [s for s in series if s.machine_key in machines]
     settings = DetectionSettings(alpha=alpha)
     histories = [analyse(s, settings) for s in series if s.points]
+    confirmations = _confirm(inv, histories, root, notes) if confirm else {}
     if inv.json:
-        inv.emit_json({"alpha": alpha, "series": [h.to_json() for h in histories], "notes": notes})
+        documents = [h.to_json() for h in histories]
+        for h, document in zip(histories, documents):
+            for change, point in zip(h.changes, document["change_points"]):  # type: ignore[call-overload]
+                outcome = confirmations.get((h.series.benchmark, h.series.machine_key, change.after.commit))
+                if outcome is not None:
+                    point["confirmation"] = outcome.to_json()
+        inv.emit_json({"alpha": alpha, "series": documents, "notes": notes})
     else:
-        _print(inv, histories, notes, alpha)
+        _print(inv, histories, notes, alpha, confirmations)
     if markdown_path is not None:
         from benchwarden.report.history_table import changes_table, series_table
         from benchwarden.report.table import to_markdown
 
-        text = to_markdown(series_table(histories, "series")) + "\n" + to_markdown(changes_table(histories,
-                                                                                                 "change points"))
+        text = to_markdown(series_table(histories, "series")) + "\n" + to_markdown(
+            changes_table(histories, "change points", _states(confirmations) if confirm else None))
         markdown_path.write_text(text, encoding="utf-8")
     return ExitStatus.OK
+
+
+def _confirm(inv: Invocation, histories: list, root: Path, notes: list[str]) -> dict:
+    """(benchmark, machine key, after commit) -> Confirmation, for every change point found on this machine."""
+    from benchwarden.cli.progress import CompareProgressLines
+    from benchwarden.compare.settings import CompareSettings
+    from benchwarden.config import load_config
+    from benchwarden.environment import machine_identity, machine_key
+    from benchwarden.history.confirm import confirm
+
+    config = load_config(inv.config_path)
+    settings = config.section("compare", CompareSettings)
+    here = machine_key(machine_identity())
+    found = {}
+    with store_for(inv) as store:
+        for h in histories:
+            if not h.changes:
+                continue
+            if h.series.machine_key != here:
+                notes.append(f"{h.series.benchmark}: its change points on {h.series.machine_key} were not "
+                             f"re-measured (this machine is {here})")
+                continue
+            for change in h.changes:
+                inv.err_console.print(f"confirming {h.series.benchmark}: {change.before.commit[:8]}.."
+                                      f"{change.after.commit[:8]}", markup=False, highlight=False)
+                found[(h.series.benchmark, h.series.machine_key, change.after.commit)] = confirm(
+                    change, h.series.benchmark, list(config.suites.values()), root, store, settings,
+                    listener=CompareProgressLines(inv.err_console))
+    return found
+
+
+def _states(confirmations: dict) -> dict:
+    return {key: c.state for key, c in confirmations.items()}
 
 
 def _default_repo(inv: Invocation) -> Path:
@@ -104,7 +147,7 @@ def _default_repo(inv: Invocation) -> Path:
         return Path.cwd()
 
 
-def _print(inv: Invocation, histories: list, notes: list[str], alpha: float) -> None:
+def _print(inv: Invocation, histories: list, notes: list[str], alpha: float, confirmations: dict) -> None:
     from benchwarden.report.escaping import rich_text
     from benchwarden.report.history_table import changes_table, series_table
     from benchwarden.report.table import to_rich
@@ -116,7 +159,7 @@ def _print(inv: Invocation, histories: list, notes: list[str], alpha: float) -> 
         console.print(to_rich(series_table(histories, "series (per benchmark and machine, in commit order)")))
         console.print("level now: geometric mean of the commits since the last change point; noise: run-to-run "
                       "standard deviation (relative).", style="dim")
-        changes = changes_table(histories, "change points")
+        changes = changes_table(histories, "change points", _states(confirmations) if confirmations else None)
         if changes.rows:
             console.print(to_rich(changes))
             console.print(f"commits: the change lies in this git range; ratio: new/old time per op with its "

@@ -8,7 +8,7 @@ the commit subject go first (report.table.fit names what it left out).
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from benchwarden.history.analysis import SeriesHistory
 from benchwarden.report.comparison_table import fmt_interval, fmt_p, fmt_ratio
@@ -38,20 +38,24 @@ def series_table(histories: Sequence[SeriesHistory], title: str | None = None) -
     return model
 
 
-def changes_table(histories: Sequence[SeriesHistory], title: str | None = None) -> TableModel:
-    """Per change point: benchmark, the commit range, slower/faster, the time ratio and its interval, p, runs."""
-    model = TableModel(
-        columns=[Column("benchmark", names=True), Column("commits"), Column("change"),
-                 Column("ratio", "right"), Column("interval", "right", drop=3), Column("p", "right", drop=2),
-                 Column("n", "right", drop=1), Column("subject", names=True, drop=0)],
-        title=title)
+def changes_table(histories: Sequence[SeriesHistory], title: str | None = None,
+                  confirmations: Mapping[tuple[str, str, str], str] | None = None) -> TableModel:
+    """Per change point: benchmark, the commit range, slower/faster, the time ratio and its interval, p, runs;
+    with ``confirmations`` ((benchmark, machine key, after commit) -> state) a column of what re-measuring said."""
+    columns = [Column("benchmark", names=True), Column("commits"), Column("change"),
+               Column("ratio", "right"), Column("interval", "right", drop=3), Column("p", "right", drop=2),
+               Column("n", "right", drop=1), Column("subject", names=True, drop=0)]
+    if confirmations is not None:
+        columns.insert(3, Column("re-measured"))
+    model = TableModel(columns=columns, title=title)
     for h in histories:
         for c in h.changes:
             t = c.test
-            model.add([visible(h.series.benchmark),
-                       f"{c.before.commit[:SHORT_SHA]}..{c.after.commit[:SHORT_SHA]}",
-                       "slower" if t.ratio.point > 1 else "faster", fmt_ratio(t.ratio.point),
-                       fmt_interval(t.ratio.low, t.ratio.high), fmt_p(t.p_value),
-                       f"{t.runs_before}+{t.runs_after}", visible(c.after.subject or "")],
-                      style="bold red" if t.ratio.point > 1 else "green")
+            cells = [visible(h.series.benchmark), f"{c.before.commit[:SHORT_SHA]}..{c.after.commit[:SHORT_SHA]}",
+                     "slower" if t.ratio.point > 1 else "faster", fmt_ratio(t.ratio.point),
+                     fmt_interval(t.ratio.low, t.ratio.high), fmt_p(t.p_value), f"{t.runs_before}+{t.runs_after}",
+                     visible(c.after.subject or "")]
+            if confirmations is not None:
+                cells.insert(3, confirmations.get((h.series.benchmark, h.series.machine_key, c.after.commit), "-"))
+            model.add(cells, style="bold red" if t.ratio.point > 1 else "green")
     return model

@@ -209,3 +209,28 @@ def test_a_series_of_one_commit_has_no_interval_and_valid_json(tmp_path, repo, m
     code, out, err = cli("history", "--store", str(path), "--repo", str(root))
     assert code == 0, err
     assert "n/a" in out and "no change points" in out
+
+
+@pytest.mark.parametrize("claimed, verdict, low, high, state", [
+    ((1.10, 1.30, 1.2), "slower", 1.15, 1.25, "confirmed"),
+    ((0.80, 0.90, 0.85), "faster", 0.8, 0.9, "confirmed"),
+    ((1.10, 1.30, 1.2), "unchanged", 0.99, 1.01, "refuted"),
+    ((1.10, 1.30, 1.2), "faster", 0.9, 0.95, "refuted"),
+    ((2.00, 3.00, 2.5), "inconclusive", 0.97, 1.04, "refuted"),  # both cannot be right
+    ((1.10, 1.30, 1.2), "inconclusive", 1.01, 1.12, "inconclusive"),
+    ((1.10, 1.30, 1.2), "error", None, None, "inconclusive"),
+])
+def test_what_re_measuring_says_about_a_change_point(claimed, verdict, low, high, state):
+    from benchwarden.compare.verdict import Verdict
+    from benchwarden.history.confirm import judge
+    from benchwarden.stats.results import Interval
+
+    interval = Interval(claimed[0], claimed[1], claimed[2], 0.999, "t-log pooled", 0)
+    assert judge(interval, Verdict(verdict), low, high) == state
+
+
+def test_confirm_needs_a_configuration(store, repo, tmp_path, monkeypatch):
+    root, _ = repo
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cli("history", "--confirm", "--store", str(store), "--repo", str(root))
+    assert code == 2 and "benchwarden.toml" in err
