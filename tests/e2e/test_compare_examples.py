@@ -123,11 +123,11 @@ def test_a_ten_percent_change_is_never_called_unchanged_or_faster(tmp_path, name
     status, data, err = _compare(root, name, "--variant-env", "WORDSTAT_SLOW=medium", "--seed", "3")
     (result,) = data["benchmarks"]
     assert result["verdict"] in ("slower", "inconclusive"), (result, err)
-    assert result["ratio"] > 1.0 and result["mde"] is not None
+    assert result["mde"] is not None  # an inconclusive point estimate may lie below 1 (0.94 once under load)
     if result["verdict"] == "inconclusive":
         assert result["forks"]["base"] == 20 and any("could be detected" in w for w in result["warnings"])
     else:
-        assert status == 1 and result["ci"][0] > 1.0
+        assert status == 1 and result["ci"][0] > 1.0 and result["ratio"] > 1.0
 
 
 def test_simultaneous_pairs_run_side_by_side_and_an_aa_stays_quiet(tmp_path):

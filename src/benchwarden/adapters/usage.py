@@ -52,7 +52,14 @@ def reap_with_usage(process: ManagedProcess, timeout_s: float | None) -> tuple[i
         raise RuntimeError("the process was already reaped; its resource usage is lost")
     if not _wait_exit(proc.pid, timeout_s):
         return None
-    _, status, ru = os.wait4(proc.pid, 0)
+    try:
+        _, status, ru = os.wait4(proc.pid, 0)
+    except ChildProcessError:
+        # reaped meanwhile by another thread: a concurrent stop() terminates and waits for the process
+        # (seen under load: the stop's Popen.wait won the race). Its usage is lost; the caller discards a
+        # stopped execution anyway.
+        code = proc.returncode if proc.returncode is not None else -9
+        return code, Usage(0, 0, 0)
     code = os.waitstatus_to_exitcode(status)
     proc.returncode = code  # Popen.wait() now returns at once instead of waiting for a reaped pid
     return code, _usage(ru)
