@@ -161,10 +161,18 @@ def collect_run_meta(directory: Path | None, *, toolchain: Mapping[str, str] | N
                    toolchain=dict(toolchain or {}), config=dict(config or {}), label=label)
 
 
-@functools.lru_cache(maxsize=1)
 def machine_identity() -> Mapping[str, str]:
-    """:func:`machine_info` of this machine, collected once per process (it cannot change while we run)."""
-    return MappingProxyType(machine_info())
+    """:func:`machine_info` of this machine: the hardware collected once per process (it cannot change while we
+    run), the name (``BENCHWARDEN_MACHINE``) read at each call, since a caller may set it after the first run
+    of the process (the test suite found a cached name deciding later runs' history key)."""
+    hardware = _hardware_identity()
+    name = " ".join(os.environ.get(MACHINE_NAME_VAR, "").split())
+    return MappingProxyType({**hardware, "name": name[:MACHINE_KEY_MAX]}) if name else hardware
+
+
+@functools.lru_cache(maxsize=1)
+def _hardware_identity() -> Mapping[str, str]:
+    return MappingProxyType({k: v for k, v in machine_info().items() if k != "name"})
 
 
 def _git(directory: Path, *args: str) -> str | None:

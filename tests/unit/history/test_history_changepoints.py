@@ -135,3 +135,13 @@ def test_two_disturbed_runs_among_the_last_three_are_no_change_point():
 def test_a_large_step_in_a_short_series_is_found(n, at):
     runs = series(steps(n, [at], [2.5]), seed=10)
     assert [c.index for c in find_change_points(runs).found] == [at]
+
+
+def test_a_first_run_above_the_new_level_does_not_move_the_change_a_commit_late():
+    # A loaded e2e history (CPU time per op): the slow tokenizer switched on at commit 6, whose first two runs
+    # sat 20-30 % above the new level. Refinement once moved PELT's correct cut to 7 for a sliver of capped
+    # cost, and the test of the misplaced cut (p = 0.003) rejected the change.
+    levels = [22561, 31016, 22081, 22433, 22297, 22552, 65990, 70235, 53264, 55787, 53644, 54252]
+    runs = [[math.log(v * (1 + 0.01 * j)) for j in range(2)] for v in levels]
+    [change] = find_change_points(runs).found
+    assert change.index == 6 and 2.2 < change.ratio.point < 2.8

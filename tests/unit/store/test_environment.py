@@ -147,3 +147,14 @@ def test_new_runs_get_their_metadata_from_the_one_collector():
                 if node.func.id == "machine_info" and relative != "environment.py":
                     offenders.append(f"{relative}:{node.lineno} machine_info()")
     assert not offenders, offenders
+
+
+def test_the_machine_name_is_read_at_each_call_not_cached_with_the_hardware(monkeypatch):
+    from benchwarden import environment
+    monkeypatch.delenv(environment.MACHINE_NAME_VAR, raising=False)
+    first = environment.machine_identity()
+    assert "name" not in first
+    monkeypatch.setenv(environment.MACHINE_NAME_VAR, "  ci   bench-1 ")
+    named = environment.machine_identity()
+    assert named["name"] == "ci bench-1" and {k: v for k, v in named.items() if k != "name"} == dict(first)
+    assert environment.machine_key(named) != environment.machine_key(first)
