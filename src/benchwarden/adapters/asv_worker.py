@@ -578,6 +578,7 @@ def slowed(func, factor, overhead_ns=0, nested_overhead_ns=0, clock=time.perf_co
     """
     states = {}
     counts = [0, 0, 0]  # outermost calls, their total elapsed ns, short ones (wait < 5 clock reads)
+    short_ns = 5 * clock_ns
     get_ident = threading.get_ident
 
     @functools.wraps(func)
@@ -600,10 +601,11 @@ def slowed(func, factor, overhead_ns=0, nested_overhead_ns=0, clock=time.perf_co
         finally:
             state[0] = 0
             now = clock()
-            wait = int(factor * (now - start)) - overhead_ns - int((1 + factor) * state[1] * nested_overhead_ns)
+            elapsed = now - start
+            wait = int(factor * elapsed) - overhead_ns - int((1 + factor) * state[1] * nested_overhead_ns)
             counts[0] += 1
-            counts[1] += now - start
-            if wait < 5 * clock_ns:
+            counts[1] += elapsed
+            if wait < short_ns:
                 counts[2] += 1
             if wait > 0:
                 _busy_wait_until(now + wait, clock)
