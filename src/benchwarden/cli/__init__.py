@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "runs": ("results", "runs_command", "List stored runs, newest first."),
     "backfill": ("backfill", "backfill_command", "Measure past commits A..B, one run each, in cached worktrees."),
     "history": ("history", "history_command", "Series per benchmark and machine in commit order, with change points."),
+    "bisect": ("bisect", "bisect_command", "Find the first commit of GOOD..BAD that made a benchmark slower."),
     "compare": ("compare", "compare_command", "Compare two versions: faster, slower, unchanged or inconclusive."),
     "check": ("check", "check_command", "Check performance assertions (Stochastic Performance Logic)."),
     "assess": ("assess", "assess_command", "Assess the suite: variability and API benchmarking score."),

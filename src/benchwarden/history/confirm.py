@@ -13,7 +13,6 @@ verdict; docs/compare.md), for that one benchmark only.  The outcome (:func:`jud
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -57,23 +56,13 @@ def judge(claimed: Interval, verdict: Verdict, low: float | None, high: float | 
 def confirm(change: Change, benchmark: str, suites: Sequence[Suite], repo: Path, store, settings,
             listener=None) -> Confirmation:
     """Re-measure ``before`` against ``after`` for ``benchmark`` (``suite:key``) with compare's session."""
-    from benchwarden.compare.session import SessionOptions, run_comparison
-    from benchwarden.compare.sources import from_revisions
+    from benchwarden.history.remeasure import remeasure
 
-    suite_name, _, key = benchmark.partition(":")
-    chosen = [s for s in suites if s.name == suite_name]
-    if not chosen:
-        from benchwarden.errors import ConfigError
-
-        raise ConfigError(f"--confirm: suite {suite_name!r} of {benchmark} is not in the configuration")
-    sources = from_revisions(chosen, repo, change.before.commit, change.after.commit)
-    options = SessionOptions(settings=settings, cli_filter=f"^{re.escape(key)}$", label="history --confirm")
-    comparison = run_comparison(sources, store, options, listener=listener)
-    found = [b for b in comparison.benchmarks if b.suite == suite_name and b.key == key]
-    runs = (comparison.base.run_id, comparison.candidate.run_id)
-    if not found:
-        return Confirmation("inconclusive", "missing", None, None, None, runs, comparison.machine_time_s)
-    result = found[0]
+    done = remeasure(benchmark, suites, repo, change.before.commit, change.after.commit, store, settings,
+                     label="history --confirm", listener=listener)
+    result = done.result
+    if result is None:
+        return Confirmation("inconclusive", "missing", None, None, None, done.runs, done.comparison.machine_time_s)
     state = judge(change.test.ratio, result.verdict, result.ci_low, result.ci_high)
-    return Confirmation(state, result.verdict.value, result.ratio, result.ci_low, result.ci_high, runs,
-                        comparison.machine_time_s)
+    return Confirmation(state, result.verdict.value, result.ratio, result.ci_low, result.ci_high, done.runs,
+                        done.comparison.machine_time_s)
