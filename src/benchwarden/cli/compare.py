@@ -49,6 +49,9 @@ _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env",
 @click.argument("candidate", required=False)
 @click.option("--runs", is_flag=True, help="BASE and CANDIDATE are stored runs (id, latest, latest~N): analyse them, "
               "run nothing.")
+@click.option("--against", type=click.Choice(["history"]),
+              help="history: judge one stored run (the argument; default latest) against each benchmark's commits "
+                   "since its last change point on the run's machine; runs nothing (docs/history.md).")
 @click.option("--artifacts", is_flag=True, help="BASE and CANDIDATE are two built artifacts of one suite: JMH jars "
               "or Go test binaries.")
 @click.option("--variant-env", multiple=True, metavar="NAME=VALUE",
@@ -80,7 +83,7 @@ _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env",
 @param_option
 @click.option("--label", help="A label stored with both runs.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines; only the final table.")
-def compare_command(inv: Invocation, base, candidate, runs, artifacts, variant_env, variant_jvm_arg, base_env,
+def compare_command(inv: Invocation, base, candidate, runs, against, artifacts, variant_env, variant_jvm_arg, base_env,
                     base_jvm_arg, min_change, confidence, min_forks, max_forks, confirm, pairing, seed, warmup, iterations,
                     iteration_time, markdown_path, junit_path, html_path, params, label, quiet) -> int:
     """Compare two versions benchmark by benchmark: faster, slower, unchanged or inconclusive.
@@ -99,14 +102,21 @@ def compare_command(inv: Invocation, base, candidate, runs, artifacts, variant_e
         reject_options(click.get_current_context(), _MEASURING_OPTIONS,
                        "--runs analyses two stored runs and measures nothing; these options apply only when "
                        "compare runs the benchmarks")
-    config = _config(inv, required=not runs)
+    if against:
+        reject_options(click.get_current_context(), (*_MEASURING_OPTIONS, "runs", "artifacts"),
+                       "--against history analyses a stored run against its history and measures nothing")
+        if candidate is not None:
+            raise UsageError("--against history takes one stored run (id, latest, latest~N), not two")
+    config = _config(inv, required=not (runs or against))
     settings = _settings(config, min_change=min_change, confidence=confidence, min_forks=min_forks,
                          max_forks=max_forks, confirm=confirm, pairing=pairing)
     for warning in settings.warnings():
         inv.err_console.print(visible(f"warning: {warning}"), markup=False, highlight=False)
     store = open_store(store_url_for(inv))
     try:
-        if runs:
+        if against:
+            comparison = _compare_history(inv, store, base, settings, config)
+        elif runs:
             comparison = _compare_stored(inv, store, base, candidate, settings)
         else:
             assert config is not None
@@ -188,9 +198,20 @@ def _compare_stored(inv: Invocation, store, base, candidate, settings: CompareSe
     return compare_runs(base_run, candidate_run, settings)
 
 
+def _compare_history(inv: Invocation, store, run_ref: str | None, settings: CompareSettings,
+                     config: Config | None) -> Comparison:
+    """``--against history``: the run (default latest), restricted to --suite/--filter, against its history."""
+    from benchwarden.history.baseline import compare_against_history
+
+    run_id = store.resolve_run(run_ref or "latest")
+    selected = {str(r.benchmark.id) for r in inv.select_results(store.load_run(run_id)).results}
+    repo = config.root if config is not None else Path.cwd()
+    return compare_against_history(store, run_id, settings, lambda name: name in selected, repo)
+
+
 def _default_report_path(config: Config | None, comparison: Comparison) -> Path:
     root = config.root if config is not None else Path.cwd()
-    ids = f"{comparison.base.run_id}-{comparison.candidate.run_id}"
+    ids = f"{comparison.base.run_id or comparison.source}-{comparison.candidate.run_id}"
     return root / ".benchwarden" / "reports" / f"compare-{ids}.html"
 
 
@@ -226,7 +247,12 @@ def _print(inv: Invocation, c: Comparison, report_path: Path) -> None:
     if any(r.metrics for r in c.benchmarks):
         console.print(to_rich(metrics_table(c.benchmarks, c.fail_on, title="metrics beside the primary verdict")))
     design = c.design
-    if design.get("fixed_sample"):
+    if design.get("history"):
+        console.print(f"CI: {float(design['confidence']):.1%} prediction interval of the candidate run's ratio to "
+                      "the commits since the last change point (each commit one value; the candidate one more "
+                      "draw); MDE: the smallest change this history could detect (80 % power).", style="dim",
+                      markup=False)
+    elif design.get("fixed_sample"):
         console.print(f"CI: {float(design['confidence']):.1%} confidence interval of the time ratio candidate/base "
                       "(fixed sample of two stored runs, unpaired); MDE: the smallest change these forks could "
                       "detect (80 % power).", style="dim", markup=False)
@@ -250,7 +276,8 @@ def _print(inv: Invocation, c: Comparison, report_path: Path) -> None:
                                   f"{m.unit}), and fail_on includes {m.name!r}"), style="bold red", markup=False,
                           highlight=False)
     counts = ", ".join(f"{n} {v}" for v, n in c.counts().items()) or "nothing compared"
-    runs = f"runs {c.base.run_id} (base), {c.candidate.run_id} (candidate)"
+    runs = f"run {c.candidate.run_id} against {c.base.label}" if c.source == "history" else \
+        f"runs {c.base.run_id} (base), {c.candidate.run_id} (candidate)"
     console.print(f"{counts}; {runs}; forks took {format_duration(c.machine_time_s)}"
                   + (f", wall {format_duration(c.elapsed_s)}" if c.elapsed_s else ""), markup=False)
     console.print(visible(f"report: {report_path}"), markup=False, highlight=False)
