@@ -22,11 +22,13 @@ from benchwarden.cli.store_access import store_for
               help="Significance level of a change point (its interval is at 1 - alpha).")
 @click.option("--markdown", "markdown_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Also write the tables as Markdown to this file.")
+@click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Also write an HTML report here: per series a plot of the commits with the change points marked.")
 @click.option("--confirm", is_flag=True,
               help="Re-measure each change point found on this machine: `compare` of its two commits (interleaved, "
                    "sequential verdict); marks it confirmed, refuted or inconclusive.")
 def history_command(inv: Invocation, benchmarks: tuple[str, ...], machines: tuple[str, ...], repo: Path | None,
-                    alpha: float, markdown_path: Path | None, confirm: bool) -> int:
+                    alpha: float, markdown_path: Path | None, html_path: Path | None, confirm: bool) -> int:
     """Show each benchmark's series per machine in commit order, and the change points found in it.
 
     BENCHMARK is `suite:key` or a key (default: every benchmark; --suite and --filter narrow it). A change
@@ -98,8 +100,22 @@ def history_command(inv: Invocation, benchmarks: tuple[str, ...], machines: tupl
 
         text = to_markdown(series_table(histories, "series")) + "\n" + to_markdown(
             changes_table(histories, "change points", _states(confirmations) if confirm else None))
-        markdown_path.write_text(text, encoding="utf-8")
+        _write(markdown_path, text.encode())
+    if html_path is not None:
+        from benchwarden.report.history_html import history_html
+
+        _write(html_path, history_html(histories, notes, alpha, _states(confirmations) if confirm else None))
     return ExitStatus.OK
+
+
+def _write(path: Path, data: bytes) -> None:
+    from benchwarden.errors import UsageError
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _confirm(inv: Invocation, histories: list, root: Path, notes: list[str]) -> dict:
