@@ -105,13 +105,29 @@ def build_series(stored: Iterable[StoredRun], load: RunLoader, commits: Mapping[
 def _points(by_commit: Mapping[str, list[tuple[StoredRun, BenchmarkResult]]],
             commits: Mapping[str, CommitInfo]) -> tuple[list[Point], list[str]]:
     points = []
+    forks_of = {sha: [fork for _, result in entries for fork in result.measurement_matrix()]
+                for sha, entries in by_commit.items()}
+    logs = _log_forks(forks_of)
     for sha, entries in by_commit.items():
-        forks = [fork for _, result in entries for fork in result.measurement_matrix()]
         info = commits.get(sha)
         points.append(Point(
-            commit=sha, runs=tuple(run.id for run, _ in entries),
-            log_forks=tuple(float(v) for v in log_summaries(forks, name=f"commit {sha[:12]}")),
+            commit=sha, runs=tuple(run.id for run, _ in entries), log_forks=logs[sha],
             first_run_at=min(run.meta.created_at for run, _ in entries),
             generation=info.generation if info else None, committed_at=info.committed_at if info else None,
             subject=info.subject if info else None, refs=info.refs if info else ()))
     return points, []
+
+
+def _log_forks(forks_of: Mapping[str, list[list[float]]]) -> dict[str, tuple[float, ...]]:
+    """Each commit's log fork summaries, computed in one call for the whole series (the same values as one call per
+    commit); when that fails, per commit, so that the error names the commit whose data is invalid."""
+    try:
+        every = log_summaries([fork for forks in forks_of.values() for fork in forks], name="series")
+    except ValueError:
+        return {sha: tuple(float(v) for v in log_summaries(forks, name=f"commit {sha[:12]}"))
+                for sha, forks in forks_of.items()}
+    out, start = {}, 0
+    for sha, forks in forks_of.items():
+        out[sha] = tuple(float(v) for v in every[start:start + len(forks)])
+        start += len(forks)
+    return out

@@ -51,6 +51,10 @@ def test_fork_summaries_are_scipys_trimmed_means():
     assert fork_summaries(forks, trim=0.0).tolist() == [22.0, 5.0]
     with pytest.raises(ValueError, match="trim"):
         fork_summaries(forks, trim=0.5)
+    # forks of mixed lengths in any order: exactly scipy's value of each fork alone (computed per length, as rows)
+    rng = np.random.default_rng(7)
+    mixed = [rng.lognormal(7, 0.3, int(n)) for n in rng.integers(1, 40, 60)]
+    assert fork_summaries(mixed).tolist() == [float(stats.trim_mean(f, 0.2)) for f in mixed]
 
 
 def test_intervals_are_scipys_t_intervals_on_log_summaries():
