@@ -29,6 +29,8 @@ FORBIDDEN = {
     "assess": {"cli", "audit", "spl"},
     # history reads the store and git and uses stats; it measures only through compare (--confirm), never renders
     "history": {"cli", "report", "audit", "spl", "assess", "runner", "adapters"},
+    # the site reads the store, history's and compare's analyses, and renders with report's pieces; it measures nothing
+    "site": {"cli", "runner", "adapters", "audit", "spl", "assess", "backfill", "revisions"},
 }
 
 

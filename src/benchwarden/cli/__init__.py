@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("check", "check_command", "Check performance assertions (Stochastic Performance Logic)."),
     "assess": ("assess", "assess_command", "Assess the suite: variability and API benchmarking score."),
     "audit": ("audit", "audit_command", "Audit a project's JMH configuration: cost, defaults, findings."),
+    "site": ("site", "site_group", "Build a static, offline site: overview, benchmark pages, comparisons."),
     "replay": ("replay", "replay_command", "Simulate dynamic stopping on a stored wide static run."),
     "export": ("results", "export_command", "Export a stored run as JSON."),
     "import": ("results", "import_command", "Import results: a benchwarden export, JMH JSON or go test output."),

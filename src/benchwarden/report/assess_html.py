@@ -51,8 +51,9 @@ def variability_plot(benchmarks: Sequence[Mapping[str, Any]]) -> str:
         return plots.figure_to_svg(fig)
 
 
-def assessment_html(docs: Sequence[Mapping[str, Any]]) -> bytes:
-    """The report (one section per assessed suite) as UTF-8 HTML bytes."""
+def assessment_html(docs: Sequence[Mapping[str, Any]], home: str | None = None) -> bytes:
+    """The report (one section per assessed suite) as UTF-8 HTML bytes; ``home``: a relative link back to the
+    site's overview, when part of one."""
     sections = []
     for doc in docs:
         methods, benchmarks, cells = matrix(doc)
@@ -68,7 +69,7 @@ def assessment_html(docs: Sequence[Mapping[str, Any]]) -> bytes:
             "cost": cost_lines(doc), "smoke": smoke_lines(doc), "variant_titles": VARIANT_TITLES,
         })
     html = environment().get_template("assess.html.j2").render(
-        version=__version__, sections=sections, data_json=json_for_script({"v": 1, "suites": list(docs)}))
+        version=__version__, home=home, sections=sections, data_json=json_for_script({"v": 1, "suites": list(docs)}))
     return html.encode()
 
 

@@ -127,8 +127,8 @@ def _design_text(c: Comparison) -> str:
     return ", ".join(p for p in parts if p)
 
 
-def comparison_html(c: Comparison) -> bytes:
-    """The report as UTF-8 HTML bytes."""
+def comparison_html(c: Comparison, home: str | None = None) -> bytes:
+    """The report as UTF-8 HTML bytes; ``home``: a relative link back to the site's overview, when part of one."""
     results = ordered(c.benchmarks)
     anchors = {r.name: f"b{i}" for i, r in enumerate(results)}
     rows = [plots.ForestRow(visible(r.name), r.ratio, r.ci_low, r.ci_high, r.threshold or 0.0, r.verdict.value)
@@ -140,7 +140,7 @@ def comparison_html(c: Comparison) -> bytes:
                  "error": "incomplete: something could not be compared"}[c.gate]
     machine = ", ".join(f"{k} {v}" for k, v in c.machine.items() if k in ("cpu", "cores", "os"))
     html = environment().get_template("compare.html.j2").render(
-        c=c, version=__version__, gate_text=gate_text, counts=list(c.counts().items()),
+        c=c, version=__version__, home=home, gate_text=gate_text, counts=list(c.counts().items()),
         design_text=_design_text(c), machine_time=format_duration(c.machine_time_s),
         elapsed=format_duration(c.elapsed_s) if c.elapsed_s else "", machine=machine,
         forest_svg=Markup(plots.forest_plot(rows)) if rows else None, table=table, table_rows=table_rows,

@@ -1,0 +1,74 @@
+"""``benchwarden site build``: the static, offline site of everything the store holds (docs/site.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from benchwarden.cli.common import ExitStatus, Invocation, common_options
+from benchwarden.cli.store_access import store_url_for
+
+
+@click.group("site")
+def site_group() -> None:
+    """The benchwarden site: an overview, one page per benchmark, the comparisons (docs/site.md)."""
+
+
+@site_group.command("build")
+@common_options("config", "store")
+@click.option("-o", "--out", "out", type=click.Path(path_type=Path), default=Path("benchwarden-site"),
+              show_default=True, help="Folder to write the site into (created; pages of the same names replaced).")
+@click.option("--repo", type=click.Path(path_type=Path, file_okay=False),
+              help="git work tree whose history orders the commits (default: the config file's folder, else the "
+                   "working directory).")
+@click.option("--assessment", "assessments", multiple=True, type=click.Path(path_type=Path, dir_okay=False),
+              help="An `assess --json` document to show (repeatable): the store keeps an assessment's runs, not "
+                   "its results.")
+def build_command(inv: Invocation, out: Path, repo: Path | None, assessments: tuple[Path, ...]) -> int:
+    """Build a static site from the store: open OUT/index.html from disk or put OUT on any static host.
+
+    The overview leads with comparisons that found a regression and with change points in the benchmarks'
+    history; each benchmark has a page with its history (commits in git order, intervals, change points), the
+    forks and iterations of its latest run, and its parameter curves. Plots are interactive (plotly.js, bundled
+    into OUT/assets, no network) and each has a table view.
+    """
+    from benchwarden.cli.history import _default_repo
+    from benchwarden.site.build import build_site, prepare_output
+    from benchwarden.site.collect import collect
+    from benchwarden.store import open_store
+
+    url = store_url_for(inv)
+    if "://" not in url and not Path(url).is_file():
+        raise click.UsageError(f"no store at {url}: run benchmarks first (`benchwarden run`), or name one with "
+                               "--store")
+    docs = [suite for path in assessments for suite in _assessment(path)]
+    prepare_output(out)  # before reading anything: an unwritable folder is reported at once
+    store = open_store(url)
+    try:
+        data = collect(store, repo or _default_repo(inv), docs)
+    finally:
+        store.close()
+    report = build_site(data, out)
+    largest = max(report.pages.items(), key=lambda item: item[1])
+    inv.console.print(f"site: {len(report.pages)} page(s) in {out} ({report.seconds:.1f} s; largest "
+                      f"{largest[0]}, {largest[1] / 1024:.0f} KiB; shared assets "
+                      f"{sum(report.assets.values()) / 1e6:.1f} MB); open {out / 'index.html'}",
+                      markup=False, highlight=False)
+    return ExitStatus.OK
+
+
+def _assessment(path: Path) -> list[dict]:
+    """The suite documents of an `assess --json` file; a usage error names what is wrong with it."""
+    from benchwarden import jsontext
+
+    try:
+        document = jsontext.loads(path.read_bytes())
+    except OSError as exc:
+        raise click.UsageError(f"--assessment {path}: {exc.strerror or exc}") from None
+    except jsontext.JsonTextError as exc:
+        raise click.UsageError(f"--assessment {path}: not JSON: {exc}") from None
+    suites = document.get("suites") if isinstance(document, dict) else None
+    if not isinstance(suites, list) or not suites or not all(isinstance(s, dict) and "suite" in s for s in suites):
+        raise click.UsageError(f"--assessment {path}: not an `assess --json` document (no \"suites\" list)")
+    return suites
