@@ -93,7 +93,9 @@ def test_site_of_real_runs_opens_offline_with_plots_links_and_names_as_text(tmp_
     pages = sorted(site.rglob("*.html"))
     real = [p for p in pages if "bench_wordstat" in p.name]
     assert len(real) == 3 and len(list(site.glob("comparisons/*.html"))) == 2, out
-    assert len(pages) == 1 + 12 + 3 + 2 and f"site: {len(pages)} page(s)" in out
+    methods = sorted(site.glob("methods/*.html"))  # the example's [docs.methods]: tokenize and count_words_hash
+    assert len(methods) == 2
+    assert len(pages) == 1 + 12 + 3 + 2 + 2 and f"site: {len(pages)} page(s)" in out
 
     with Browser(tmp_path / "profile", timeout_s=60.0) as browser:
         seen = {}
@@ -125,6 +127,11 @@ def test_site_of_real_runs_opens_offline_with_plots_links_and_names_as_text(tmp_
     # a real benchmark of the example: its history (two commits), latest forks and its parameter curve
     tokenize = next(s for r, s in seen.items() if "time_tokenize-size-100-" in r)
     assert tokenize["figures"] == 4 and {"per commit", "fork 1", "fork 2"} <= set(tokenize["legends"])
+    # the documented methods: tokenize's two sizes plotted (too few for a class, and the page says so)
+    tokenize_doc = next(s for r, s in seen.items() if r.startswith("methods/wordstat.tokenize"))
+    assert tokenize_doc["figures"] == 1 and tokenize_doc["drawn"] == 1
+    assert "2 value(s) of size measured" in (site / "methods").joinpath(
+        next(p.name for p in methods if p.name.startswith("wordstat.tokenize"))).read_text(encoding="utf-8")
     # the hostile name: shown as text, never an element; its markup parameter value is text in plotly's legend
     evil = next(s for r, s in seen.items() if r.startswith("benchmarks/evil-"))
     assert evil["title"].startswith(f"evil:{HOSTILE}[size=")

@@ -30,8 +30,9 @@ def build_command(inv: Invocation, out: Path, repo: Path | None, assessments: tu
 
     The overview leads with comparisons that found a regression and with change points in the benchmarks'
     history; each benchmark has a page with its history (commits in git order, intervals, change points), the
-    forks and iterations of its latest run, and its parameter curves. Plots are interactive (plotly.js, bundled
-    into OUT/assets, no network) and each has a table view.
+    forks and iterations of its latest run, and its parameter curves; each method of the config's
+    [docs.methods] a page with the complexity class fitted to each parameter. Plots are interactive (plotly.js,
+    bundled into OUT/assets, no network) and each has a table view.
     """
     from benchwarden.cli.history import _default_repo
     from benchwarden.site.build import build_site, prepare_output
@@ -43,10 +44,11 @@ def build_command(inv: Invocation, out: Path, repo: Path | None, assessments: tu
         raise click.UsageError(f"no store at {url}: run benchmarks first (`benchwarden run`), or name one with "
                                "--store")
     docs = [suite for path in assessments for suite in _assessment(path)]
+    methods = _documented_methods(inv)
     prepare_output(out)  # before reading anything: an unwritable folder is reported at once
     store = open_store(url)
     try:
-        data = collect(store, repo or _default_repo(inv), docs)
+        data = collect(store, repo or _default_repo(inv), docs, methods)
     finally:
         store.close()
     report = build_site(data, out)
@@ -56,6 +58,23 @@ def build_command(inv: Invocation, out: Path, repo: Path | None, assessments: tu
                       f"{sum(report.assets.values()) / 1e6:.1f} MB); open {out / 'index.html'}",
                       markup=False, highlight=False)
     return ExitStatus.OK
+
+
+def _documented_methods(inv: Invocation) -> dict[str, list[str]]:
+    """``[docs.methods]`` of the config (--config, else the nearest benchwarden.toml); none without a config."""
+    from benchwarden.config import load_config
+    from benchwarden.errors import ConfigError
+    from benchwarden.locations import find_config
+    from benchwarden.site.methods import DocsSettings
+
+    path = inv.config_path
+    if path is None:
+        try:
+            path = find_config()
+        except ConfigError:
+            return {}
+    settings = load_config(path).section("docs", DocsSettings)
+    return dict(settings.methods)  # type: ignore[attr-defined]
 
 
 def _assessment(path: Path) -> list[dict]:

@@ -120,6 +120,16 @@ def build_site(data: SiteData, out: Path) -> BuildReport:
     for name in names:
         write(links[name], _benchmark_page(env, common, name, latest.get(name), by_benchmark.get(name, []),
                                            families, latest, summaries, links))
+    method_links = {method: f"methods/{pages.slug(method)}.html" for method in data.methods}
+    method_rows = []
+    if data.methods:
+        from benchwarden.site import methods as docs
+
+        bound = docs.documented(data.methods, latest, summaries)
+        for method, benches in bound.items():
+            content, rows = _method_page(env, common, method, benches, links)
+            write(method_links[method], content)
+            method_rows.append({"method": method, "link": method_links[method], "rows": rows})
     comparison_links = []
     from benchwarden.report.html import comparison_html
 
@@ -131,7 +141,8 @@ def build_site(data: SiteData, out: Path) -> BuildReport:
         from benchwarden.report.assess_html import assessment_html
 
         write("assessment.html", assessment_html(data.assessments, home="index.html"))
-    write("index.html", _overview(env, common, data, latest, summaries, links, comparison_links, by_benchmark))
+    write("index.html", _overview(env, common, data, latest, summaries, links, comparison_links, by_benchmark,
+                                  method_rows))
     report.seconds = time.perf_counter() - started
     return report
 
@@ -179,7 +190,38 @@ def _benchmark_page(env, common, name, latest, histories, families, all_latest, 
 _GATE_ORDER = {"regression": 0, "error": 1, "pass": 2}
 
 
-def _overview(env, common, data: SiteData, latest, summaries, links, comparison_links, by_benchmark) -> bytes:
+def _method_page(env, common, method: str, benches, links) -> tuple[bytes, list[tuple[str, str]]]:
+    """A documented method's page, and its (benchmark, fit summary) rows for the overview."""
+    from benchwarden.environment import machine_label
+    from benchwarden.site import methods as docs
+
+    figures: list[pages.Figure] = []
+    sections, rows = [], []
+    for bench, members in benches.items():
+        fits = docs.axis_fits(bench, [(result, summary) for _, result, summary in members])
+        axes: dict[str, list] = {}
+        for line in fits:
+            axes.setdefault(line.axis, []).append(line)
+        shown = []
+        for axis, lines in axes.items():
+            figure = docs.fit_figure(lines, len(figures))
+            figures.append(figure)
+            shown.append({"axis": axis, "lines": lines, "figure": figure})
+            rows += [(bench, line.summary() + (f" ({line.label})" if line.others else "")) for line in lines]
+        if not fits:
+            rows.append((bench, "no numeric parameter with two or more measured values" if members
+                         else "not measured"))
+        measured = sorted({((run.meta.commit or "")[:12] or "no commit", machine_label(run.meta.machine))
+                           for run, _, _ in members})
+        sections.append({"benchmark": bench, "axes": shown, "measured": measured,
+                         "members": [(str(r.benchmark.id), "../" + links[str(r.benchmark.id)]) for _, r, _ in members]})
+    content = _render(env, "method.html.j2", figures, **common, home="../index.html", assets="../assets",
+                      method=method, sections=sections)
+    return content, rows
+
+
+def _overview(env, common, data: SiteData, latest, summaries, links, comparison_links, by_benchmark,
+              method_rows) -> bytes:
     changes = []
     for h in data.histories:
         for row, change in zip(pages.change_rows(h), h.changes):
@@ -206,6 +248,6 @@ def _overview(env, common, data: SiteData, latest, summaries, links, comparison_
                    for suite, machine, run in data.latest_runs()]
     return _render(env, "overview.html.j2", [], **common, home=None, assets="assets", changes=changes,
                    comparisons=comparisons, benchmarks=benchmarks, latest_runs=latest_runs,
-                   runs=len(data.runs), assessments=data.assessments, notes=data.notes,
+                   runs=len(data.runs), assessments=data.assessments, notes=data.notes, methods=method_rows,
                    regressions=sum(1 for c in comparisons if c["gate"] == "regression"),
                    slower=sum(1 for c in changes if c["direction"] == "slower"))

@@ -45,6 +45,7 @@ class SiteData:
     comparisons: list[StoredComparison]
     assessments: list[Mapping[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    methods: Mapping[str, Sequence[str]] = field(default_factory=dict)  # [docs.methods]: method -> suite:name
 
     def latest_results(self) -> dict[str, tuple[RunData, BenchmarkResult]]:
         """Per benchmark (``suite:key``), the newest run that measured it (complete forks with measurements); a
@@ -75,8 +76,10 @@ def _compare_config(config: object) -> bool:
     return isinstance(config, Mapping) and isinstance(config.get("compare"), Mapping)
 
 
-def collect(store, repo: Path | None, assessments: Sequence[Mapping[str, Any]] = ()) -> SiteData:
-    """Read the store (``benchwarden.store.Store``) into :class:`SiteData`; ``repo``: git work tree for commit order."""
+def collect(store, repo: Path | None, assessments: Sequence[Mapping[str, Any]] = (),
+            methods: Mapping[str, Sequence[str]] | None = None) -> SiteData:
+    """Read the store (``benchwarden.store.Store``) into :class:`SiteData`; ``repo``: git work tree for commit order;
+    ``methods``: the documented methods (``[docs.methods]``, :mod:`benchwarden.site.methods`)."""
     from benchwarden.history.gitlog import commit_infos, is_repository
 
     summaries: list[RunSummary] = store.list_runs(limit=2**62)
@@ -101,7 +104,7 @@ def collect(store, repo: Path | None, assessments: Sequence[Mapping[str, Any]] =
     histories = [analyse(s) for s in series if s.points]
     runs = [load(s.id) for s in summaries]  # newest first
     return SiteData(store_url=store.url, runs=runs, histories=histories, comparisons=comparisons(runs),
-                    assessments=list(assessments), notes=notes)
+                    assessments=list(assessments), notes=notes, methods=dict(methods or {}))
 
 
 def comparisons(runs: Sequence[RunData]) -> list[StoredComparison]:

@@ -232,3 +232,37 @@ def test_an_assessment_document_gets_its_page(synthetic, tmp_path):
     page = (tmp_path / "s" / "assessment.html").read_text(encoding="utf-8")
     assert "Detection matrix" in page and 'href="index.html"' in page
     assert 'href="assessment.html"' in (tmp_path / "s" / "index.html").read_text(encoding="utf-8")
+
+
+def test_documented_methods_get_a_fitted_class_per_parameter_and_bad_bindings_are_config_errors(synthetic, tmp_path):
+    from benchwarden.site.methods import axis_fits, documented
+
+    made, data, _ = synthetic
+    latest = data.latest_results()
+    summaries = {name: pages.summarize(result) for name, (_, result) in latest.items()}
+    bound = documented({"Parser.parse(String)": ["wordstat:Parse.parse", "none:Nope"]}, latest, summaries)
+    members = bound["Parser.parse(String)"]
+    assert len(members["wordstat:Parse.parse"]) == 6 and members["none:Nope"] == []
+    fits = axis_fits("wordstat:Parse.parse", [(r, s) for _, r, s in members["wordstat:Parse.parse"]])
+    # size is numeric with 3 values: one fit per mode; mode is not numeric: no fit
+    assert [(f.axis, f.label) for f in fits] == [("size", "mode=fast"), ("size", "mode=slow")]
+    slow = fits[1]
+    assert slow.n == (10.0, 100.0, 1000.0) and slow.fit is not None
+    assert slow.fit.best.name == "linear" and slow.fit.best.r2 > 0.99 and 0.9 < slow.fit.exponent < 1.1
+    assert slow.summary().startswith("≈ linear in size (O(n)), R² ")
+
+    config = tmp_path / "benchwarden.toml"
+    config.write_text('[store]\nurl = "%s"\n\n[docs.methods]\n"Parser.parse(String)" = ["wordstat:Parse.parse"]\n'
+                      '"<b>x</b>" = ["none:Nope"]\n' % made.path)
+    status, out, err = bw("site", "build", "--config", str(config), "-o", str(tmp_path / "s"))
+    assert status == 0, err
+    method_pages = sorted((tmp_path / "s" / "methods").glob("*.html"))
+    assert len(method_pages) == 2 and "site: 14 page(s)" in out
+    parse_page = next(p for p in method_pages if p.name.startswith("parser.parse"))
+    text = parse_page.read_text(encoding="utf-8")
+    assert "≈ linear in size (O(n))" in text and "fit-0" in text
+    index = (tmp_path / "s" / "index.html").read_text(encoding="utf-8")
+    assert 'id="methods"' in index and "&lt;b&gt;x&lt;/b&gt;" in index and "not measured" in index
+    config.write_text('[docs.methods]\n"m" = ["Parse.parse[size=10]"]\n')
+    status, _, err = bw("site", "build", "--config", str(config), "--store", made.path, "-o", str(tmp_path / "t"))
+    assert status == 2 and "docs.methods" in err and "is not 'suite:name'" in err
