@@ -1,6 +1,7 @@
 """`site build` end to end: a store filled by real runs of the Python example (two commits of a git repository and a
 real `compare` session) and by a seeded synthetic history (tests/support/site_store.py: twelve commits with a step,
-hostile names, a comparison with a regression), built by the CLI and opened from file:// in headless chromium.
+hostile names, a comparison with a regression), built by the CLI (with the JMH example's audit and the Python
+example's documented methods) and opened from file:// in headless chromium.
 
 Every page: no console errors, exceptions or CSP violations; every request is a file inside the site; every
 plot drawn (plotly's SVG root inside each figure element); every relative link resolves to an existing file (or
@@ -88,14 +89,15 @@ def test_site_of_real_runs_opens_offline_with_plots_links_and_names_as_text(tmp_
                         "--seed", "1", "-q")
     assert status in (0, 1), err
     site = tmp_path / "site"
-    status, out, err = bw("site", "build", "--config", config, "--store", str(store), "-o", str(site))
+    status, out, err = bw("site", "build", "--config", config, "--store", str(store), "-o", str(site), "--audit",
+                          str(REPO / "examples" / "jmh"))
     assert status == 0, err
     pages = sorted(site.rglob("*.html"))
     real = [p for p in pages if "bench_wordstat" in p.name]
     assert len(real) == 3 and len(list(site.glob("comparisons/*.html"))) == 2, out
     methods = sorted(site.glob("methods/*.html"))  # the example's [docs.methods]: tokenize and count_words_hash
     assert len(methods) == 2
-    assert len(pages) == 1 + 12 + 3 + 2 + 2 and f"site: {len(pages)} page(s)" in out
+    assert len(pages) == 1 + 12 + 3 + 2 + 2 + 1 and f"site: {len(pages)} page(s)" in out  # + the JMH example's audit
 
     with Browser(tmp_path / "profile", timeout_s=60.0) as browser:
         seen = {}

@@ -22,10 +22,14 @@ def site_group() -> None:
 @click.option("--repo", type=click.Path(path_type=Path, file_okay=False),
               help="git work tree whose history orders the commits (default: the config file's folder, else the "
                    "working directory).")
+@click.option("--audit", "audit_path", type=click.Path(path_type=Path, file_okay=False, exists=True),
+              help="Also audit the JMH project in this folder (`benchwarden audit`: configuration, cost, findings) "
+                   "and give the site a page of it.")
 @click.option("--assessment", "assessments", multiple=True, type=click.Path(path_type=Path, dir_okay=False),
               help="An `assess --json` document to show (repeatable): the store keeps an assessment's runs, not "
                    "its results.")
-def build_command(inv: Invocation, out: Path, repo: Path | None, assessments: tuple[Path, ...]) -> int:
+def build_command(inv: Invocation, out: Path, repo: Path | None, audit_path: Path | None,
+                  assessments: tuple[Path, ...]) -> int:
     """Build a static site from the store: open OUT/index.html from disk or put OUT on any static host.
 
     The overview leads with comparisons that found a regression and with change points in the benchmarks'
@@ -46,11 +50,13 @@ def build_command(inv: Invocation, out: Path, repo: Path | None, assessments: tu
     docs = [suite for path in assessments for suite in _assessment(path)]
     methods = _documented_methods(inv)
     prepare_output(out)  # before reading anything: an unwritable folder is reported at once
+    audit = _audit_tables(audit_path, url) if audit_path is not None else None
     store = open_store(url)
     try:
         data = collect(store, repo or _default_repo(inv), docs, methods)
     finally:
         store.close()
+    data.audit = audit
     report = build_site(data, out)
     largest = max(report.pages.items(), key=lambda item: item[1])
     inv.console.print(f"site: {len(report.pages)} page(s) in {out} ({report.seconds:.1f} s; largest "
@@ -58,6 +64,19 @@ def build_command(inv: Invocation, out: Path, repo: Path | None, assessments: tu
                       f"{sum(report.assets.values()) / 1e6:.1f} MB); open {out / 'index.html'}",
                       markup=False, highlight=False)
     return ExitStatus.OK
+
+
+def _audit_tables(path: Path, store_url: str) -> dict:
+    """The audit of the JMH project in ``path`` as plain tables (what `audit` prints), with observed times from the
+    store, for the site's audit page."""
+    from benchwarden.audit.project import audit_project
+    from benchwarden.audit.render import build_tables
+    from benchwarden.cli.audit import _observed_from_store
+
+    report = audit_project(path, observed=_observed_from_store(store_url))
+    return {"project": str(path.resolve()), "tables": [
+        {"title": t.title, "headers": list(t.headers), "rows": [list(r) for r in t.rows],
+         "right": sorted(t.right_aligned), "note": t.note} for t in build_tables(report)]}
 
 
 def _documented_methods(inv: Invocation) -> dict[str, list[str]]:

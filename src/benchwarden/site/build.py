@@ -6,6 +6,8 @@ Layout of the output folder (every link relative, so it works from ``file://`` a
     benchmarks/<slug>.html     one page per benchmark (suite:key)
     comparisons/<n>.html       one page per stored comparison session (the compare report, with a link home)
     assessment.html            the assessments given with --assessment
+    audit.html                 the audit of the JMH project given with --audit
+    methods/<slug>.html        one page per documented method ([docs.methods])
     assets/plotly.min.js       plotly.js as the installed plotly package ships it (written once, shared)
     assets/site.js             draws each page's figures from its embedded JSON
 
@@ -137,6 +139,9 @@ def build_site(data: SiteData, out: Path) -> BuildReport:
         relative = f"comparisons/{number}.html"
         write(relative, comparison_html(stored.comparison, home="../index.html"))
         comparison_links.append((relative, stored))
+    if data.audit is not None:
+        write("audit.html", _render(env, "audit.html.j2", [], **common, home="index.html", assets="assets",
+                                    audit=data.audit))
     if data.assessments:
         from benchwarden.report.assess_html import assessment_html
 
@@ -249,5 +254,6 @@ def _overview(env, common, data: SiteData, latest, summaries, links, comparison_
     return _render(env, "overview.html.j2", [], **common, home=None, assets="assets", changes=changes,
                    comparisons=comparisons, benchmarks=benchmarks, latest_runs=latest_runs,
                    runs=len(data.runs), assessments=data.assessments, notes=data.notes, methods=method_rows,
+                   audit=data.audit,
                    regressions=sum(1 for c in comparisons if c["gate"] == "regression"),
                    slower=sum(1 for c in changes if c["direction"] == "slower"))

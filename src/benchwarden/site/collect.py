@@ -46,6 +46,7 @@ class SiteData:
     assessments: list[Mapping[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     methods: Mapping[str, Sequence[str]] = field(default_factory=dict)  # [docs.methods]: method -> suite:name
+    audit: Mapping[str, Any] | None = None  # {"project": path, "tables": [{title, headers, rows, right, note}]}
 
     def latest_results(self) -> dict[str, tuple[RunData, BenchmarkResult]]:
         """Per benchmark (``suite:key``), the newest run that measured it (complete forks with measurements); a

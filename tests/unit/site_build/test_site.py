@@ -8,6 +8,7 @@ import json
 import math
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -266,3 +267,16 @@ def test_documented_methods_get_a_fitted_class_per_parameter_and_bad_bindings_ar
     config.write_text('[docs.methods]\n"m" = ["Parse.parse[size=10]"]\n')
     status, _, err = bw("site", "build", "--config", str(config), "--store", made.path, "-o", str(tmp_path / "t"))
     assert status == 2 and "docs.methods" in err and "is not 'suite:name'" in err
+
+
+def test_the_audit_of_a_jmh_project_gets_its_page(synthetic, tmp_path):
+    made, _, _ = synthetic
+    example = Path(__file__).resolve().parents[3] / "examples" / "jmh"
+    status, out, err = bw("site", "build", "--store", made.path, "-o", str(tmp_path / "s"), "--audit", str(example))
+    assert status == 0, err
+    page = (tmp_path / "s" / "audit.html").read_text(encoding="utf-8")
+    assert "JMH configuration audit" in page and "TokenizeBench.tokenize" in page and 'href="index.html"' in page
+    assert 'href="audit.html"' in (tmp_path / "s" / "index.html").read_text(encoding="utf-8")
+    status, _, err = bw("site", "build", "--store", made.path, "-o", str(tmp_path / "t"), "--audit",
+                        str(tmp_path / "missing"))
+    assert status == 2 and "does not exist" in err
