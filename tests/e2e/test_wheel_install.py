@@ -1,6 +1,6 @@
 """benchwarden as a user gets it: the sdist and the wheel built from it (``python -m build``, as a release is
 made), installed into a fresh venv, and its console script run from a folder outside the repository on copies of
-the examples — ``run``, ``compare`` and ``check`` on the Python example, ``assess`` on the Go example (the Go
+the examples — ``run`` (and ``site build`` of its store), ``compare`` and ``check`` on the Python example, ``assess`` on the Go example (the Go
 rewriter built from the copy of its sources inside the wheel, into an empty cache), ``audit`` on the JMH example.
 
 Dependencies come from the package index through pip's cache. The shortest settings the CLI accepts keep the
@@ -132,6 +132,13 @@ def test_run_on_the_python_example(installed):
     assert (benchmarks["bench_wordstat.Tokenize.time_tokenize[size=1000]"]["mean_ns_per_op"]
             > benchmarks["bench_wordstat.Tokenize.time_tokenize[size=100]"]["mean_ns_per_op"])
     assert (copy / ".benchwarden" / "results.db").is_file()
+    # the site of that store: templates, site.js and plotly's plotly.min.js come from the installed packages
+    done = installed.benchwarden(copy, "site", "build", "-o", "site")
+    _ok(done, "site build")
+    site = copy / "site"
+    assert (site / "assets" / "plotly.min.js").stat().st_size > 1_000_000 and (site / "assets" / "site.js").is_file()
+    assert len(list(site.glob("benchmarks/*.html"))) == 3 and len(list(site.glob("methods/*.html"))) == 2
+    assert "bench_wordstat.Tokenize.time_tokenize[size=1000]" in (site / "index.html").read_text(encoding="utf-8")
 
 
 def test_compare_a_against_a_on_the_python_example(installed):
