@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "assess": ("assess", "assess_command", "Assess the suite: variability and API benchmarking score."),
     "audit": ("audit", "audit_command", "Audit a project's JMH configuration: cost, defaults, findings."),
     "site": ("site", "site_group", "Build a static, offline site: overview, benchmark pages, comparisons."),
+    "docs": ("docs", "docs_command", "Add Performance sections to the Javadoc of documented methods."),
     "replay": ("replay", "replay_command", "Simulate dynamic stopping on a stored wide static run."),
     "export": ("results", "export_command", "Export a stored run as JSON."),
     "import": ("results", "import_command", "Import results: a benchwarden export, JMH JSON or go test output."),

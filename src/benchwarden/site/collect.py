@@ -49,15 +49,7 @@ class SiteData:
     audit: Mapping[str, Any] | None = None  # {"project": path, "tables": [{title, headers, rows, right, note}]}
 
     def latest_results(self) -> dict[str, tuple[RunData, BenchmarkResult]]:
-        """Per benchmark (``suite:key``), the newest run that measured it (complete forks with measurements); a
-        ``compare`` session's run only when no other run did (its side may be a variant, not the code as it is)."""
-        found: dict[str, tuple[RunData, BenchmarkResult]] = {}
-        for run in sorted(self.runs, key=lambda r: is_comparison_run(r)):  # stable: newest first within each
-            for result in run.results:
-                name = str(result.benchmark.id)
-                if name not in found and result.measurement_matrix():
-                    found[name] = (run, result)
-        return found
+        return latest_results(self.runs)
 
     def latest_runs(self) -> list[tuple[str, str, RunData]]:
         """(suite, machine label, run): the newest run holding each suite on each machine, by suite."""
@@ -67,6 +59,19 @@ class SiteData:
             for suite in sorted({r.benchmark.id.suite for r in run.results}):
                 seen.setdefault((suite, key), (suite, machine_label(run.meta.machine), run))
         return [seen[k] for k in sorted(seen)]
+
+
+def latest_results(runs: Sequence[RunData]) -> dict[str, tuple[RunData, BenchmarkResult]]:
+    """Per benchmark (``suite:key``), the newest of ``runs`` (newest first) that measured it (complete forks with
+    measurements); a ``compare`` session's run only when no other run did (its side may be a variant, not the code
+    as it is)."""
+    found: dict[str, tuple[RunData, BenchmarkResult]] = {}
+    for run in sorted(runs, key=lambda r: is_comparison_run(r)):  # stable: newest first within each
+        for result in run.results:
+            name = str(result.benchmark.id)
+            if name not in found and result.measurement_matrix():
+                found[name] = (run, result)
+    return found
 
 
 def is_comparison_run(run: RunData) -> bool:
