@@ -21,7 +21,8 @@ from benchwarden.cli.store_access import store_url_for
 def docs_command(inv: Invocation, javadoc: Path, site: str | None) -> int:
     """Add a Performance section to the Javadoc page of each documented Java method.
 
-    The methods are the config's [docs.methods] keys in Javadoc notation (package.Class#method(Type)); each
+    The methods are those @Documents names on the benchmarks of a built JMH jar and the config's [docs.methods]
+    keys in Javadoc notation (package.Class#method(Type)); each
     section shows how the method's time grows with each numeric parameter of its benchmarks (the fitted
     complexity class, R², the machine and commit measured, a plot), leaving the rest of the tree untouched.
     """
@@ -37,8 +38,8 @@ def docs_command(inv: Invocation, javadoc: Path, site: str | None) -> int:
     bindings = _documented_methods(inv)
     java = {key: parse_java_method(key) for key in bindings}
     if not any(java.values()):
-        raise click.UsageError("no [docs.methods] key names a Java method as package.Class#method(Type) in the "
-                               "config: nothing to document")
+        raise click.UsageError("no documented method (@Documents in a built JMH jar, [docs.methods] in the config) "
+                               "is a Java method named as package.Class#method(Type): nothing to document")
     url = store_url_for(inv)
     if "://" not in url and not Path(url).is_file():
         raise click.UsageError(f"no store at {url}: run the benchmarks first, or name one with --store")

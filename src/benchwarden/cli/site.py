@@ -80,11 +80,14 @@ def _audit_tables(path: Path, store_url: str) -> dict:
 
 
 def _documented_methods(inv: Invocation) -> dict[str, list[str]]:
-    """``[docs.methods]`` of the config (--config, else the nearest benchwarden.toml); none without a config."""
+    """The documented methods: ``[docs.methods]`` of the config (--config, else the nearest benchwarden.toml), and
+    ``@Documents`` on the benchmark methods of each JMH suite whose jar is built; none without a config."""
+    from benchwarden.adapters.jmh import artifact_path
     from benchwarden.config import load_config
-    from benchwarden.errors import ConfigError
+    from benchwarden.errors import ArtifactMissing, ConfigError
     from benchwarden.locations import find_config
     from benchwarden.site.methods import DocsSettings
+    from benchwarden.spl.annotations import scan_jar
 
     path = inv.config_path
     if path is None:
@@ -92,8 +95,23 @@ def _documented_methods(inv: Invocation) -> dict[str, list[str]]:
             path = find_config()
         except ConfigError:
             return {}
-    settings = load_config(path).section("docs", DocsSettings)
-    return dict(settings.methods)  # type: ignore[attr-defined]
+    config = load_config(path)
+    settings = config.section("docs", DocsSettings)
+    methods = {k: list(v) for k, v in settings.methods.items()}  # type: ignore[attr-defined]
+    for suite in config.suites.values():
+        if suite.kind != "jmh":
+            continue
+        try:
+            jar = artifact_path(suite.context)
+        except ArtifactMissing:
+            continue  # @Documents is read from the built jar (as @SPL): `benchwarden run` builds it
+        for annotated in scan_jar(jar, "Documents"):
+            for method in annotated.formulas:
+                bound = methods.setdefault(method, [])
+                name = f"{suite.name}:{annotated.benchmark_name}"
+                if name not in bound:
+                    bound.append(name)
+    return methods
 
 
 def _assessment(path: Path) -> list[dict]:

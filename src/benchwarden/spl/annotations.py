@@ -170,17 +170,18 @@ class ClassFile:
         raise ClassFileError(f"{self.origin}: unknown annotation element tag {tag!r} at offset {r.pos - 1}")
 
 
-def _is_spl(descriptor: str) -> bool:
-    return descriptor == "LSPL;" or descriptor.endswith("/SPL;")
+def _is_named(descriptor: str, simple_name: str) -> bool:
+    return descriptor == f"L{simple_name};" or descriptor.endswith(f"/{simple_name};")
 
 
-def spl_formulas(cls: ClassFile) -> list[AnnotatedMethod]:
-    """Every method of ``cls`` carrying ``@SPL``, with its formula(s)."""
+def spl_formulas(cls: ClassFile, annotation: str = "SPL") -> list[AnnotatedMethod]:
+    """Every method of ``cls`` carrying ``@SPL`` (or another annotation of that simple name whose ``value`` is a
+    string or strings, such as ``@Documents``), with its string value(s)."""
     out = []
     for method, found in cls.methods:
         formulas: list[str] = []
         for descriptor, values in found:
-            if not _is_spl(descriptor):
+            if not _is_named(descriptor, annotation):
                 continue
             value = values.get("value")
             items = value if isinstance(value, list) else [value]
@@ -190,10 +191,11 @@ def spl_formulas(cls: ClassFile) -> list[AnnotatedMethod]:
     return out
 
 
-def scan_jar(jar: Path) -> list[AnnotatedMethod]:
-    """Every ``@SPL``-annotated method in the jar's class files, in entry order.
+def scan_jar(jar: Path, annotation: str = "SPL") -> list[AnnotatedMethod]:
+    """Every ``@SPL``-annotated method in the jar's class files, in entry order (``annotation``: another simple
+    name of a string-valued method annotation, e.g. ``Documents``; the values come back as ``formulas``).
 
-    Raises ClassFileError (naming the jar entry) for a malformed class that mentions SPL, and
+    Raises ClassFileError (naming the jar entry) for a malformed class that mentions the annotation, and
     BenchwardenError when the jar cannot be opened.
     """
     try:
@@ -206,7 +208,7 @@ def scan_jar(jar: Path) -> list[AnnotatedMethod]:
             if not entry.filename.endswith(".class") or entry.filename.endswith("module-info.class"):
                 continue
             data = archive.read(entry)
-            if b"SPL;" not in data:
+            if f"{annotation};".encode() not in data:
                 continue
-            found.extend(spl_formulas(ClassFile(data, f"{jar}!{entry.filename}")))
+            found.extend(spl_formulas(ClassFile(data, f"{jar}!{entry.filename}"), annotation))
     return found

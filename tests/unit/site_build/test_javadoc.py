@@ -81,4 +81,45 @@ def test_docs_javadoc_on_the_jmh_example_s_javadoc(tmp_path):
     assert status == 2 and "not a Javadoc HTML tree" in err
     config.write_text(f'[store]\nurl = "{made.path}"\n\n[docs.methods]\n"wordstat.count(words)" = ["a:b"]\n')
     status, _, err = bw("docs", "--config", str(config), "--javadoc", str(tree))
-    assert status == 2 and "no [docs.methods] key names a Java method" in err
+    assert status == 2 and "no documented method" in err and "is a Java method" in err
+
+
+@pytest.mark.skipif(shutil.which("javac") is None, reason="the JDK's javac is not on PATH")
+def test_documents_annotations_in_a_built_jar_bind_methods(tmp_path):
+    import zipfile
+
+    from benchwarden.spl.annotations import scan_jar
+
+    annotations = EXAMPLE.parents[4] / "java" / "spl-annotations" / "src" / "main" / "java"
+    source = tmp_path / "src" / "fixture" / "Bench.java"
+    source.parent.mkdir(parents=True)
+    source.write_text("package fixture;\nimport io.benchwarden.spl.Documents;\nimport io.benchwarden.spl.SPL;\n"
+                      "public class Bench {\n"
+                      '  @Documents("com.acme.Parser#parse(String)") @SPL("SELF <= 1ms") public void parse() {}\n'
+                      '  @Documents({"com.acme.A#a()", "com.acme.B#b(int)"}) public void both() {}\n'
+                      "  public void none() {}\n}\n")
+    classes = tmp_path / "classes"
+    subprocess.run(["javac", "-d", str(classes), "-sourcepath", f"{tmp_path / 'src'}:{annotations}", str(source)],
+                   check=True, capture_output=True, timeout=300)
+    suite = tmp_path / "suite"
+    (suite / "target").mkdir(parents=True)
+    jar = suite / "target" / "benchmarks.jar"
+    with zipfile.ZipFile(jar, "w") as archive:
+        for path in classes.rglob("*.class"):
+            archive.write(path, path.relative_to(classes).as_posix())
+    found = {m.benchmark_name: m.formulas for m in scan_jar(jar, "Documents")}
+    assert found == {"fixture.Bench.parse": ("com.acme.Parser#parse(String)",),
+                     "fixture.Bench.both": ("com.acme.A#a()", "com.acme.B#b(int)")}
+    assert [m.benchmark_name for m in scan_jar(jar)] == ["fixture.Bench.parse"]  # @SPL as before
+
+    made = make_store(str(tmp_path / "results.db"), n_benchmarks=3, commits=3, comparison=False)
+    config = tmp_path / "benchwarden.toml"
+    config.write_text(f'[store]\nurl = "{made.path}"\n\n[suites.s]\nkind = "jmh"\npath = "suite"\n'
+                      'artifact = "target/benchmarks.jar"\n\n[docs.methods]\n"com.acme.A#a()" = ["wordstat:Parse.parse"]\n')
+    status, out, err = bw("site", "build", "--config", str(config), "-o", str(tmp_path / "site"))
+    assert status == 0, err
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    for method in ("com.acme.Parser#parse(String)", "com.acme.A#a()", "com.acme.B#b(int)"):
+        assert method in index
+    a = next((tmp_path / "site" / "methods").glob("com.acme.a-a-*.html")).read_text(encoding="utf-8")
+    assert "wordstat:Parse.parse" in a and "s:fixture.Bench.both" in a  # the config's binding and the annotation's

@@ -2,6 +2,7 @@ package wordstat.bench;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import io.benchwarden.spl.Documents;
 import io.benchwarden.spl.SPL;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -33,6 +34,7 @@ public class TokenizeBench {
     /** Linear scaling, checked by {@code benchwarden check}: 1000 words cost at most 12 times 100 words. */
     @Benchmark
     @SPL("SELF(1000) <= 15 * SELF(100)")
+    @Documents("wordstat.WordStat#tokenize(String)")
     public List<String> tokenize() {
         return WordStat.tokenize(text);
     }
