@@ -30,6 +30,9 @@ class Phase(str, enum.Enum):
 class ForkStatus(str, enum.Enum):
     COMPLETE = "complete"  # ran its warmup and all its measurement iterations
     FAILED = "failed"  # crashed, hung, printed garbage; iterations taken so far are kept
+    # its machine went away mid-fork (a cluster worker died, docs/distributed.md): iterations so far are kept,
+    # and the fork is run again elsewhere under the next index instead of failing the benchmark
+    LOST = "lost"
 
 
 class BenchmarkStatus(str, enum.Enum):
@@ -146,6 +149,9 @@ class ForkResult:
     finished_at: float = 0.0
     warmup_decisions: tuple[StopDecision, ...] = ()  # one per warmup checkpoint, and one after each measurement
     message: str | None = None  # failure cause, for FAILED forks
+    # where the fork ran when not on the run's own machine (a cluster worker: worker, name, host, machine_key);
+    # empty for a local fork, whose machine is the run's ``RunMeta.machine``
+    machine: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def measurement_ns(self) -> tuple[float, ...]:

@@ -7,6 +7,8 @@ version):
 * **1** (benchwarden 0.1.0): first version.
 * **2**: each benchmark has ``metric`` (``time``, ``cpu``, ``instructions``: what ``value_ns``
   holds, docs/metrics.md); version 1 documents get ``"time"``.
+* **3**: forks on a cluster (docs/distributed.md): a fork may carry ``machine`` (the worker it ran on; absent:
+  the run's machine) and may have status ``lost`` (its worker died mid-fork).
 
 Reading validates the whole document with pydantic (strict JSON types, no
 unknown keys) before anything is built, so a bad file is rejected with the
@@ -46,7 +48,7 @@ from benchwarden.units import check_unit
 
 FORMAT_NAME = "benchwarden-run"
 #: the format version this code writes
-JSON_SCHEMA_VERSION = 2
+JSON_SCHEMA_VERSION = 3
 
 
 def _v1_to_v2(document: dict[str, Any]) -> dict[str, Any]:
@@ -57,8 +59,13 @@ def _v1_to_v2(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
+def _v2_to_v3(document: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 forks all ran on the run's machine: no ``machine``, never ``lost`` (the defaults say so)."""
+    return document
+
+
 #: from_version -> function turning a decoded document of that version into the next one
-JSON_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+JSON_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 # -- serialisation ---------------------------------------------------------------------------------
@@ -100,7 +107,8 @@ def _fork_to_json(fork: ForkResult) -> dict[str, Any]:
             "finished_at": fork.finished_at, "message": fork.message,
             "warmup_decisions": records.decisions_to_json(fork.warmup_decisions),
             "warmup": [_iteration_to_json(it) for it in fork.warmup],
-            "measurement": [_iteration_to_json(it) for it in fork.measurement]}
+            "measurement": [_iteration_to_json(it) for it in fork.measurement],
+            **({"machine": dict(fork.machine)} if fork.machine else {})}
 
 
 def _iteration_to_json(it: IterationResult) -> dict[str, Any]:
@@ -151,13 +159,14 @@ class _Iteration(_Strict):
 
 class _Fork(_Strict):
     index: int = Field(ge=1, le=MAX_FORK_INDEX)
-    status: Literal["complete", "failed"]
+    status: Literal["complete", "failed", "lost"]
     started_at: float = _Timestamp
     finished_at: float = _Timestamp
     message: str | None = None
     warmup_decisions: list[_Decision] = Field(default_factory=list)
     warmup: list[_Iteration] = Field(default_factory=list)
     measurement: list[_Iteration] = Field(default_factory=list)
+    machine: dict[str, str] = Field(default_factory=dict)  # version 3: the cluster worker it ran on
 
 
 class _Benchmark(_Strict):
@@ -190,7 +199,7 @@ class _Run(_Strict):
 
 class _Document(_Strict):
     format: Literal["benchwarden-run"]
-    schema_version: Literal[2]
+    schema_version: Literal[3]
     run: _Run
     benchmarks: list[_Benchmark]
 
@@ -297,7 +306,7 @@ def _build_fork(f: _Fork) -> ForkResult:
                       measurement=tuple(_build_iteration(it) for it in f.measurement),
                       started_at=f.started_at, finished_at=f.finished_at,
                       warmup_decisions=records.decisions_from_json([d.model_dump() for d in f.warmup_decisions]),
-                      message=f.message)
+                      message=f.message, machine=dict(f.machine))
 
 
 def _build_iteration(it: _Iteration) -> IterationResult:

@@ -119,6 +119,7 @@ def fork_row(benchmark_row_id: int, fork: ForkResult) -> dict[str, Any]:
         "benchmark_id": benchmark_row_id, "fork_index": fork.index, "status": fork.status.value,
         "started_at": fork.started_at, "finished_at": fork.finished_at, "message": fork.message,
         "warmup_decisions": records.decisions_to_json(fork.warmup_decisions),
+        "machine": dict(fork.machine) or None,
     }
 
 
@@ -297,7 +298,8 @@ def assemble_run(run_row: Any, bench_rows: Sequence[Any], fork_rows: Sequence[An
             index=r.integer("fork_index", minimum=1), status=r.enum("status", ForkStatus),
             warmup=tuple(phases.get((f.id, warmup), ())), measurement=tuple(phases.get((f.id, measurement), ())),
             started_at=r.timestamp("started_at"), finished_at=r.timestamp("finished_at"),  # type: ignore[arg-type]
-            warmup_decisions=r.decisions("warmup_decisions"), message=r.text("message", nullable=True)))
+            warmup_decisions=r.decisions("warmup_decisions"), message=r.text("message", nullable=True),
+            machine=r.text_map("machine") if f.machine is not None else {}))
     results = tuple(_benchmark_result(b, forks_of.get(b.id, [])) for b in bench_rows)
     meta, status = run_meta(run_row)
     return RunData(meta=meta, results=results, status=status, id=run_row.id)

@@ -13,6 +13,8 @@ Schema history (keep this list; add one line per version):
   never mixes machines (the migration derives it from each run's stored ``machine``); ``commits`` — each
   measured commit's place in history (generation number in parent order, commit date, parents, subject,
   the branches and tags seen pointing at it), filled from git by ``history`` and ``backfill``.
+* **5**: forks on a cluster (docs/distributed.md): ``forks.machine`` — the worker a fork ran on (NULL: the run's
+  own machine, which every fork of older versions ran on); fork status ``lost`` (its worker died mid-fork).
 
 Layout: a run has benchmarks (one row per suite x benchmark key, in the
 order they were added); a benchmark has forks (unique per fork index); a
@@ -120,6 +122,7 @@ forks = sa.Table(
     sa.Column("finished_at", sa.Double, nullable=False),
     sa.Column("message", sa.Text, nullable=True),
     sa.Column("warmup_decisions", Json, nullable=False),
+    sa.Column("machine", Json, nullable=True),  # ForkResult.machine; NULL: the run's machine (version 5)
     sa.UniqueConstraint("benchmark_id", "fork_index", name="uq_forks_benchmark_index"),
 )
 
@@ -220,11 +223,17 @@ def _add_history(conn: Connection) -> None:
         conn.execute(sa.text("UPDATE runs SET machine_key = :key WHERE id = :run_id"), keys)
 
 
+def _add_fork_machine(conn: Connection) -> None:
+    """4 -> 5: ``forks.machine``, NULL for every existing fork (all ran on their run's machine)."""
+    conn.execute(sa.text("ALTER TABLE forks ADD COLUMN machine JSON"))
+
+
 #: the migration chain, ordered
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "benchmarks.metric: the primary metric of value_ns", _add_benchmark_metric),
     Migration(2, "fork_processes: forks while they run, for run --resume", _add_fork_processes),
     Migration(3, "runs.machine_key and commits: history per machine in commit order", _add_history),
+    Migration(4, "forks.machine: the cluster worker a fork ran on", _add_fork_machine),
 )
 
 _OUR_TABLES = ("runs", "benchmarks", "forks", "iterations")

@@ -1,3 +1,3 @@
 """The schema version this code reads and writes, importable without SQLAlchemy (history: :mod:`.schema`)."""
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5

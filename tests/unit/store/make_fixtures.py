@@ -28,8 +28,9 @@ DATA = HERE.parent.parent / "data" / "store"
 
 
 def fixture_run():
-    """Small but complete: parameters, secondary metrics, a failed fork, an unfinished benchmark."""
-    return make_run(n_benchmarks=3, n_forks=2, warmup=2, measurement=3, status=RunStatus.INTERRUPTED)
+    """Small but complete: parameters, secondary metrics, a failed fork, an unfinished benchmark, forks on
+    cluster workers and a lost one (schema 5)."""
+    return make_run(n_benchmarks=3, n_forks=2, warmup=2, measurement=3, status=RunStatus.INTERRUPTED, cluster=True)
 
 
 def main() -> None:

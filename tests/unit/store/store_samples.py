@@ -9,6 +9,7 @@ without sharing any state but the seed.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from benchwarden.model import (
     Benchmark,
@@ -40,7 +41,7 @@ def make_benchmark(number: int, suite: str = "wordstat") -> Benchmark:
 
 
 def make_fork(bench_number: int, index: int, warmup: int = 5, measurement: int = 20,
-              status: ForkStatus = ForkStatus.COMPLETE) -> ForkResult:
+              status: ForkStatus = ForkStatus.COMPLETE, machine: dict[str, str] | None = None) -> ForkResult:
     """Fork ``index`` of benchmark ``bench_number``, identical every time it is built."""
     rng = random.Random(bench_number * 100_003 + index)
     base_ns = 50.0 + 10.0 * bench_number
@@ -57,9 +58,16 @@ def make_fork(bench_number: int, index: int, warmup: int = 5, measurement: int =
     started = 1_700_000_000.0 + bench_number * 60 + index * 2.5
     decisions = tuple(StopDecision(stop=k == warmup - 1, reason="static" if k == warmup - 1 else "below-minimum",
                                    values={"cv": rng.random()}) for k in range(warmup))
-    message = "fork crashed: exit status 137 — üñíçødé kept" if status is ForkStatus.FAILED else None
+    message = "fork crashed: exit status 137 — üñíçødé kept" if status is ForkStatus.FAILED else \
+        "lost: worker tcp://10.0.0.7:40123 left the cluster" if status is ForkStatus.LOST else None
     return ForkResult(index=index, status=status, warmup=warm, measurement=meas, started_at=started,
-                      finished_at=started + 2.25, warmup_decisions=decisions, message=message)
+                      finished_at=started + 2.25, warmup_decisions=decisions, message=message, machine=machine or {})
+
+
+def worker_machine(number: int) -> dict[str, str]:
+    """Where a fork on cluster worker ``number`` ran (schema 5, docs/distributed.md)."""
+    return {"worker": f"tcp://10.0.0.{number}:40123", "name": f"bench-{number}", "host": f"node{number}",
+            "machine_key": f"{number:016x}"}
 
 
 def make_meta(label: str | None = "ci build #42") -> RunMeta:
@@ -72,8 +80,9 @@ def make_meta(label: str | None = "ci build #42") -> RunMeta:
 
 
 def make_run(n_benchmarks: int = 4, n_forks: int = 3, warmup: int = 5, measurement: int = 20,
-             status: RunStatus = RunStatus.COMPLETE) -> RunData:
-    """A run exercising every stored feature: params, secondary metrics, a failed fork, stop decisions.
+             status: RunStatus = RunStatus.COMPLETE, cluster: bool = False) -> RunData:
+    """A run exercising every stored feature: params, secondary metrics, a failed fork, stop decisions, and with
+    ``cluster`` (schema 5) benchmark 1's forks on two cluster workers with a lost one between them.
 
     With ``status`` INTERRUPTED or RUNNING, the last benchmark is unfinished (fewer forks, no decisions).
     """
@@ -87,6 +96,11 @@ def make_run(n_benchmarks: int = 4, n_forks: int = 3, warmup: int = 5, measureme
             forks[-1] = make_fork(b, n_forks, warmup, measurement // 2, status=ForkStatus.FAILED)
             bench_status, message = BenchmarkStatus.FAILED, f"fork {n_forks}: crashed"
             decisions = decisions[:-1]
+        if b == 1 and cluster:
+            forks = [make_fork(b, i, warmup, measurement, machine=worker_machine(1 + i % 2))
+                     for i in range(1, n_forks + 1)]
+            forks.insert(1, make_fork(b, 2, warmup, measurement // 3, status=ForkStatus.LOST, machine=worker_machine(1)))
+            forks = [replace(f, index=i) for i, f in enumerate(forks, start=1)]
         if b == n_benchmarks and status in (RunStatus.INTERRUPTED, RunStatus.RUNNING):
             forks = forks[:1]
             bench_status, message, decisions = BenchmarkStatus.OK, UNFINISHED_MESSAGE, ()

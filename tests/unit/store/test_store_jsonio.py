@@ -42,7 +42,7 @@ def test_id_is_not_exported():
     assert import_run_json(export_run_json(data)).id is None
 
 
-@pytest.mark.parametrize("version", [1])
+@pytest.mark.parametrize("version", [1, 2])
 def test_fixture_written_by_an_older_version_still_imports(version):
     """run-vN.json was written by format version N; every later version must keep reading it."""
     data = import_run_json((DATA / f"run-v{version}.json").read_bytes(), source=f"run-v{version}.json")
@@ -102,7 +102,7 @@ _DELETE = object()
     ({"benchmarks__0__key": "Other[size=1]"}, r"benchmarks\[0\]\.key: 'Other\[size=1\]' does not match"),
     ({"benchmarks__1__forks__1__index": 1}, r"benchmarks\[1\]\.forks: duplicate fork index in \[1, 1\]"),
     ({"format": "jmh"}, r"not a benchwarden run export: expected \"format\": \"benchwarden-run\", found 'jmh'"),
-    ({"schema_version": 99}, r"schema_version 99 was written by a newer benchwarden; this one reads versions up to 2"),
+    ({"schema_version": 99}, r"schema_version 99 was written by a newer benchwarden; this one reads versions up to 3"),
     ({"schema_version": "1"}, r"schema_version: expected a positive integer, found '1'"),
 ])
 def test_invalid_documents_are_rejected_naming_the_place(changes, message):
@@ -151,3 +151,15 @@ def test_any_run_survives_export_and_import(data: RunData):
     assert back == data
     assert [dict(r.benchmark.spec) for r in back.results] == [dict(r.benchmark.spec) for r in data.results]
     assert export_run_json(back) == blob
+
+
+def test_version_3_keeps_where_each_fork_ran_and_lost_forks():
+    """Format 3 (schema 5): a fork on a cluster worker names it; a fork whose worker died is ``lost``."""
+    data = import_run_json((DATA / "run-v3.json").read_bytes(), source="run-v3.json")
+    on_cluster = data.results[0]
+    assert [f.status for f in on_cluster.forks] == [ForkStatus.COMPLETE, ForkStatus.LOST, ForkStatus.COMPLETE]
+    assert [f.index for f in on_cluster.forks] == [1, 2, 3]
+    assert [f.machine["name"] for f in on_cluster.forks] == ["bench-2", "bench-1", "bench-1"]
+    assert on_cluster.forks[1].message.startswith("lost:")
+    assert all(f.machine == {} for r in data.results[1:] for f in r.forks)  # local forks: the run's machine
+    assert export_run_json(data) == export_run_json(import_run_json(export_run_json(data)))

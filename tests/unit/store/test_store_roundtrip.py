@@ -52,6 +52,19 @@ def test_import_run_stores_a_whole_run(store_url):
         assert store.unfinished_benchmarks(run_id) == [expected.results[-1].benchmark.id]
 
 
+def test_forks_on_cluster_workers_and_lost_forks_load_back(store_url):
+    expected = make_run(n_benchmarks=2, n_forks=3, cluster=True)
+    with open_store(store_url) as store:
+        run_id = write_incrementally(store, expected)
+        loaded = store.load_run(run_id)
+    assert _without_id(loaded) == expected
+    forks = loaded.results[0].forks
+    assert [f.status.value for f in forks] == ["complete", "lost", "complete", "complete"]
+    assert [f.machine["worker"] for f in forks] == ["tcp://10.0.0.2:40123", "tcp://10.0.0.1:40123",
+                                                     "tcp://10.0.0.1:40123", "tcp://10.0.0.2:40123"]
+    assert all(f.machine == {} for f in loaded.results[1].forks)
+
+
 def test_save_fork_replaces_a_fork_with_the_same_index(store_url):
     bench = make_benchmark(1)
     with open_store(store_url) as store:

@@ -69,7 +69,7 @@ def _counts(url: str) -> dict[str, int]:
         engine.dispose()
 
 
-@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
 def test_an_old_store_upgrades_in_place_with_nothing_lost(store_url: str, tmp_path: Path, version: int):
     load_old_store(store_url, version, tmp_path)
     before = _counts(store_url)
