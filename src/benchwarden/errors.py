@@ -93,7 +93,9 @@ class ForkFailed(BenchwardenError):
 
     ``reason``: one of ``"crashed"``, ``"timeout"``, ``"garbage"``, ``"no-results"``, or ``"skipped"`` when
     the benchmark itself declines this combination (asv: ``setup`` raising NotImplementedError) — the
-    runner then marks the benchmark SKIPPED, which is not a failure.
+    runner then marks the benchmark SKIPPED, which is not a failure — or ``"lost"`` when the machine running
+    the fork went away (a cluster worker died, docs/distributed.md): the fork is stored as LOST and run again
+    elsewhere, the benchmark goes on.
     ``output``: the last lines of the process output, for the user.  Both are clipped
     (:data:`MAX_DETAIL_CHARS`, :data:`MAX_OUTPUT_CHARS`): a benchmark printing a 20-MB
     line must not become a 20-MB message in the store.

@@ -22,6 +22,8 @@ class FakeBenchmarkSpec:
     interrupt_at: tuple[int, int] | None = None  # (fork_index, iteration) -> KeyboardInterrupt
     params: tuple[tuple[str, str], ...] = ()
     skip: bool = False  # the harness declines this combination (asv NotImplementedError in setup)
+    lose_at: tuple[int, int] | None = None  # (fork_index, iteration) -> ForkFailed "lost" (its machine went away)
+    machine: dict[str, str] | None = None  # where the forks say they ran (a cluster worker), None: not said
 
 
 @dataclass
@@ -39,6 +41,8 @@ class FakeFork:
                 return
             if self.spec.crash_at == (self.plan.fork_index, i):
                 raise ForkFailed(self.spec.name, "crashed", "exit status 1", output="boom")
+            if self.spec.lose_at == (self.plan.fork_index, i):
+                raise ForkFailed(self.spec.name, "lost", "worker w1 left the cluster mid-fork")
             if self.spec.interrupt_at == (self.plan.fork_index, i):
                 raise KeyboardInterrupt()
             v = self.spec.values(self.plan.fork_index, i)
@@ -50,6 +54,10 @@ class FakeFork:
 
     def output_tail(self) -> str:
         return ""
+
+    @property
+    def machine(self) -> dict[str, str] | None:
+        return self.spec.machine
 
 
 @dataclass

@@ -100,7 +100,11 @@ class RunProgress(ProgressListener):
                            soft_wrap=True)
 
     def fork_finished(self, benchmark: Benchmark, fork: ForkResult) -> None:
-        if fork.status is ForkStatus.FAILED:
+        if fork.status is ForkStatus.LOST:  # its worker died: run again elsewhere, not a failure of the benchmark
+            first = (fork.message or "lost").splitlines()[0]
+            self.console.print(Text(visible(f"↻ {benchmark.id} fork {fork.index}: {first}; running it again"),
+                                    style="yellow"), soft_wrap=True)
+        elif fork.status is ForkStatus.FAILED:
             first = (fork.message or "failed").splitlines()[0] if fork.message else "failed"
             self.console.print(Text(visible(f"✗ {benchmark.id} fork {fork.index}: {first}"), style="red"),
                                soft_wrap=True)
@@ -170,7 +174,7 @@ class ForkLines(RunProgress):
                                 f"{format_duration(budget_s)} if every bound is reached"), soft_wrap=True)
 
     def fork_finished(self, benchmark: Benchmark, fork: ForkResult) -> None:
-        if fork.status is ForkStatus.FAILED:
+        if fork.status is not ForkStatus.COMPLETE:
             super().fork_finished(benchmark, fork)
             return
         values = fork.measurement_ns

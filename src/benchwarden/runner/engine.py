@@ -12,15 +12,24 @@ Failure handling ("keep going where that makes sense"):
   reported and skipped; the other suites run;
 * a fork that crashes, hangs or prints garbage is stored as FAILED with the
   iterations it produced; its benchmark stops (the next fork would most likely
-  fail the same way) and is marked FAILED; the next benchmark runs.
+  fail the same way) and is marked FAILED; the next benchmark runs;
+* a fork whose machine went away (a cluster worker died: ``ForkFailed`` with reason
+  ``"lost"``) is stored as LOST with the iterations it produced and run again under
+  the next index, up to :data:`MAX_LOST_FORKS` times per benchmark.
+
+With ``concurrency`` > 1 (``--cluster``, docs/distributed.md) several benchmarks run at
+once, each in its own thread with its own fork loop and stop policy, exactly as one
+would alone; the store and the listener are then called one thread at a time.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import Adapter, ForkPlan, RunningFork
@@ -42,6 +51,10 @@ from benchwarden.runner.labels import ForkLabels
 from benchwarden.runner.orphans import ForkRecorder, end_orphan_forks
 from benchwarden.runner.policy import Bounds, StopPolicy, make_policy
 from benchwarden.runner.progress import ProgressListener
+
+#: lost forks (their machine went away) a benchmark may have before it is marked FAILED: a benchmark that
+#: keeps losing its machine is more likely the cause (it exhausts memory, it kills its worker) than bad luck
+MAX_LOST_FORKS = 3
 
 
 class BenchmarkSkipped(Exception):
@@ -185,14 +198,15 @@ def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, polic
     except ForkFailed as exc:
         if exc.reason == "skipped":
             raise BenchmarkSkipped(exc.detail) from None
-        status = ForkStatus.FAILED
+        status = ForkStatus.LOST if exc.reason == "lost" else ForkStatus.FAILED
         message = str(exc) + (f"\n--- last output ---\n{exc.output}" if exc.output else "")
     except BenchwardenError as exc:
         status, message = ForkStatus.FAILED, str(exc)
     except KeyboardInterrupt as exc:
         partial = ForkResult(index=fork_index, status=ForkStatus.FAILED, warmup=tuple(labels.warmup),
                              measurement=tuple(labels.measurement), started_at=started, finished_at=wall(),
-                             warmup_decisions=tuple(labels.decisions), message="interrupted")
+                             warmup_decisions=tuple(labels.decisions), message="interrupted",
+                             machine=_machine_of(fork))
         exc.partial_fork = partial  # type: ignore[attr-defined]
         raise
     finally:
@@ -200,7 +214,16 @@ def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, polic
             fork.stop()
     return ForkResult(index=fork_index, status=status, warmup=tuple(labels.warmup),
                       measurement=tuple(labels.measurement), started_at=started, finished_at=wall(),
-                      warmup_decisions=tuple(labels.decisions), message=message)
+                      warmup_decisions=tuple(labels.decisions), message=message, machine=_machine_of(fork))
+
+
+def _machine_of(fork: RunningFork | None) -> dict[str, str]:
+    """Where the fork ran, when it says (a remote fork's optional ``machine``); empty: the run's machine.
+
+    Optional rather than part of :class:`RunningFork`: local adapters have nothing to add to the run's own
+    machine, and the protocol stays what every adapter already implements."""
+    machine = getattr(fork, "machine", None)
+    return {str(k): str(v) for k, v in machine.items()} if machine else {}
 
 
 def _fork_checkpoint(policy: StopPolicy, bounds: Bounds, forks: Sequence[ForkResult]) -> StopDecision:
@@ -247,12 +270,19 @@ class Runner:
     """Drives a planned run against a store. ``store`` needs the Store API of :mod:`benchwarden.store`."""
 
     def __init__(self, store, listener: ProgressListener | None = None,
-                 wall: Callable[[], float] = time.time, monotonic: Callable[[], float] = time.monotonic):
+                 wall: Callable[[], float] = time.time, monotonic: Callable[[], float] = time.monotonic,
+                 concurrency: int = 1, on_interrupt: Callable[[], None] | None = None):
+        """``concurrency``: benchmarks run at once (1: one after the other, on this machine; more only when
+        forks run elsewhere, e.g. one per cluster worker).  ``on_interrupt``: called once on Ctrl-C while
+        benchmarks run concurrently, to make their running forks end as interrupted (the cluster's forks
+        are not in this process group, so the signal does not reach them)."""
         self.store = store
         self.listener = listener or ProgressListener()
         self.wall = wall
         self._recorder: ForkRecorder | None = None  # set per run (orphans.py)
         self.monotonic = monotonic
+        self.concurrency = max(1, concurrency)
+        self.on_interrupt = on_interrupt
 
     def run(self, plan: Plan, meta: RunMeta | None = None, resume_run_id: int | None = None) -> RunOutcome:
         """Run every planned benchmark, storing each fork as it ends. Raises RunInterrupted on Ctrl-C."""
@@ -275,6 +305,9 @@ class Runner:
         overhead = ForkOverhead()
         remaining_budget = sum(p.fork_budget_s() * p.bounds.forks_max for p in plan.benchmarks)
         self.listener.run_started(run_id, total, remaining_budget)
+        if self.concurrency > 1:
+            results, skipped = self._run_concurrently(run_id, plan, previous, remaining_budget)
+            return self._finish(run_id, plan, results, t0, skipped, ended)
         try:
             for index, planned in enumerate(plan.benchmarks, start=1):
                 prior = previous.get(str(planned.benchmark.id))
@@ -294,12 +327,69 @@ class Runner:
         except KeyboardInterrupt:
             self.store.finish_run(run_id, RunStatus.INTERRUPTED)
             raise RunInterrupted(run_id) from None
+        return self._finish(run_id, plan, results, t0, skipped, ended)
+
+    def _finish(self, run_id: int, plan: Plan, results: list[BenchmarkResult], t0: float, skipped: int,
+                ended: list[str]) -> RunOutcome:
         status = RunStatus.COMPLETE
         if plan.failed_suites or any(r.status is BenchmarkStatus.FAILED for r in results):
             status = RunStatus.FAILED
         self.store.finish_run(run_id, status)
         return RunOutcome(run_id=run_id, status=status, results=results, failed_suites=dict(plan.failed_suites),
                           elapsed_s=self.monotonic() - t0, skipped_on_resume=skipped, ended_orphans=tuple(ended))
+
+    def _run_concurrently(self, run_id: int, plan: Plan, previous: dict[str, BenchmarkResult],
+                          remaining_budget: float) -> tuple[list[BenchmarkResult], int]:
+        """Up to ``concurrency`` benchmarks at once, one thread each; results in plan order.
+
+        The ETA is the remaining budget spread over the threads.  On Ctrl-C, ``on_interrupt`` makes the
+        running forks end; each thread stores its partial fork as the sequential loop does, and the run is
+        marked interrupted once all have ended.
+        """
+        lock = threading.RLock()
+        store, listener = self.store, self.listener
+        self.store, self.listener = _Serialised(store, lock), _Serialised(listener, lock)  # type: ignore[assignment]
+        total = len(plan.benchmarks)
+        slots: list[BenchmarkResult | None] = [None] * total
+        skipped = 0
+        budget = [remaining_budget]
+
+        def one(index: int, planned: PlannedBenchmark, prior: BenchmarkResult | None) -> None:
+            self.store.add_benchmark(run_id, planned.benchmark)
+            self.listener.benchmark_started(planned.benchmark, index, total, planned.bounds.forks_max)
+            result = self._run_benchmark(run_id, planned, prior)
+            slots[index - 1] = result
+            with lock:
+                budget[0] -= planned.fork_budget_s() * planned.bounds.forks_max
+                self.listener.benchmark_finished(result, max(0.0, budget[0]) / self.concurrency)
+
+        pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="benchwarden-benchmark")
+        pending: set[Future[None]] = set()
+        try:
+            try:
+                for index, planned in enumerate(plan.benchmarks, start=1):
+                    prior = previous.get(str(planned.benchmark.id))
+                    if prior is not None and prior.status in (BenchmarkStatus.FAILED, BenchmarkStatus.SKIPPED):
+                        slots[index - 1] = prior
+                        skipped += 1
+                        continue
+                    pending.add(pool.submit(one, index, planned, prior))
+                while pending:
+                    done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        future.result()
+            except KeyboardInterrupt:
+                for future in pending:
+                    future.cancel()  # not yet started: nothing to stop
+                if self.on_interrupt is not None:
+                    self.on_interrupt()
+                wait(pending)
+                store.finish_run(run_id, RunStatus.INTERRUPTED)
+                raise RunInterrupted(run_id) from None
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            self.store, self.listener = store, listener
+        return [r for r in slots if r is not None], skipped
 
     def _run_benchmark(self, run_id: int, planned: PlannedBenchmark,
                        prior: BenchmarkResult | None) -> BenchmarkResult:
@@ -312,8 +402,11 @@ class Runner:
         for k in range(1, len(forks) + 1):
             decisions.append(_fork_checkpoint(policy, bounds, forks[:k]))
         status, message = BenchmarkStatus.OK, None
+        # a lost fork keeps its index (and iterations); the fork that replaces it takes the next one
+        lost = [f for f in (prior.forks if prior else ()) if f.status is ForkStatus.LOST]
+        fork_index = max((f.index for f in forks + lost), default=0)
         while not (decisions and decisions[-1].stop) and len(forks) < bounds.forks_max:
-            fork_index = len(forks) + 1
+            fork_index += 1
             self.listener.fork_started(bench, fork_index, bounds.forks_max)
             try:
                 fork = run_fork(planned.adapter, planned, fork_index, policy, self.listener, self.wall,
@@ -321,8 +414,8 @@ class Runner:
             except BenchmarkSkipped as exc:
                 status, message = BenchmarkStatus.SKIPPED, f"skipped: {exc}"
                 self.store.finish_benchmark(run_id, bench.id, status, message, decisions)
-                return BenchmarkResult(benchmark=bench, forks=tuple(forks), status=status, message=message,
-                                       fork_decisions=tuple(decisions))
+                return BenchmarkResult(benchmark=bench, forks=_by_index(forks + lost), status=status,
+                                       message=message, fork_decisions=tuple(decisions))
             except KeyboardInterrupt as exc:
                 partial = getattr(exc, "partial_fork", None)
                 if partial is not None and (partial.warmup or partial.measurement):
@@ -330,14 +423,45 @@ class Runner:
                 raise
             self.store.save_fork(run_id, bench.id, fork)
             self.listener.fork_finished(bench, fork)
+            if fork.status is ForkStatus.LOST:
+                lost.append(fork)
+                if len(lost) <= MAX_LOST_FORKS:
+                    continue
             if fork.status is not ForkStatus.COMPLETE:
                 status, message = BenchmarkStatus.FAILED, f"fork {fork_index}: {fork.message}"
-                all_forks = forks + [fork]
+                if fork.status is ForkStatus.LOST:
+                    message += f" ({len(lost)} forks of this benchmark lost)"
+                else:
+                    forks.append(fork)
                 self.store.finish_benchmark(run_id, bench.id, status, message, decisions)
-                return BenchmarkResult(benchmark=bench, forks=tuple(all_forks), status=status, message=message,
-                                       fork_decisions=tuple(decisions))
+                return BenchmarkResult(benchmark=bench, forks=_by_index(forks + lost), status=status,
+                                       message=message, fork_decisions=tuple(decisions))
             forks.append(fork)
             decisions.append(_fork_checkpoint(policy, bounds, forks))
         self.store.finish_benchmark(run_id, bench.id, status, message, decisions)
-        return BenchmarkResult(benchmark=bench, forks=tuple(forks), status=status, message=message,
+        return BenchmarkResult(benchmark=bench, forks=_by_index(forks + lost), status=status, message=message,
                                fork_decisions=tuple(decisions))
+
+
+def _by_index(forks: list[ForkResult]) -> tuple[ForkResult, ...]:
+    """A benchmark's forks as the store returns them: complete, failed and lost, by index."""
+    return tuple(sorted(forks, key=lambda f: f.index))
+
+
+class _Serialised:
+    """Calls the wrapped object's methods one thread at a time (the store and the listeners are written for
+    one thread; concurrent benchmarks share them)."""
+
+    def __init__(self, inner: Any, lock: threading.RLock):
+        self._inner = inner
+        self._lock = lock
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._inner, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                return attr(*args, **kwargs)
+        return call
