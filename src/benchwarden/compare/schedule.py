@@ -25,14 +25,22 @@ Every fork is stored the moment it ends, in one of two runs (base and
 candidate) created for the session, so a comparison can be re-analysed later
 (``compare --runs BASE_RUN CANDIDATE_RUN``) and an interrupted one keeps its
 forks.  The look decisions are stored as the benchmark's fork decisions.
+
+On a cluster (``--cluster``, docs/distributed.md) the pairs of one round run concurrently, one per worker
+(``concurrency``), the orders still drawn from the seed in benchmark order; ``pair_scope`` runs the two forks of a
+pair on the same worker (blocking by machine: the machine's level cancels in the pair's ratio).  A pair whose
+worker is lost mid-pair is run again: its forks are kept as LOST at indices past ``max_pairs`` and left out of the
+analysis, up to ``MAX_LOST_FORKS`` times per benchmark.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
+from typing import Callable, ContextManager, Sequence
 
 import numpy as np
 
@@ -43,7 +51,7 @@ from benchwarden.compare.result import BenchmarkComparison, Look
 from benchwarden.compare.sequential import SequentialDesign
 from benchwarden.compare.settings import CompareSettings
 from benchwarden.model import BenchmarkStatus, ForkResult, ForkStatus, RunStatus, StopDecision
-from benchwarden.runner.engine import BenchmarkSkipped, PlannedBenchmark, RunInterrupted, run_fork
+from benchwarden.runner.engine import MAX_LOST_FORKS, BenchmarkSkipped, PlannedBenchmark, RunInterrupted, run_fork
 from benchwarden.runner.policy import StopPolicy, make_policy
 from benchwarden.runner.progress import ProgressListener
 
@@ -108,6 +116,7 @@ class _BenchmarkState:
     done: bool = False
     result: BenchmarkComparison | None = None
     policies: dict[str, StopPolicy] = field(default_factory=dict)  # one per side: policies may memoise
+    lost: int = 0  # forks of this benchmark stored as LOST (their worker died), both sides
 
     @property
     def key(self) -> str:
@@ -126,7 +135,12 @@ class InterleavedSession:
     """
 
     def __init__(self, store, run_ids: tuple[int, int], settings: CompareSettings, seed: int,
-                 listener: CompareListener | None = None, wall: Callable[[], float] = time.time):
+                 listener: CompareListener | None = None, wall: Callable[[], float] = time.time,
+                 concurrency: int = 1, pair_scope: Callable[[], ContextManager[object]] | None = None,
+                 on_interrupt: Callable[[], None] | None = None):
+        """``concurrency``: pairs run at once (a cluster's workers); ``pair_scope``: a context in which the two
+        forks of a pair run (the cluster pins them to one worker); ``on_interrupt``: tells running forks to end
+        on Ctrl-C when they are not this process's children."""
         self.store = store
         self.run_ids = dict(zip(ROLES, run_ids))
         self.settings = settings
@@ -134,6 +148,9 @@ class InterleavedSession:
         self.rng = np.random.default_rng(seed)
         self.listener = listener or CompareListener()
         self.wall = wall
+        self.concurrency = max(1, concurrency)
+        self.pair_scope = pair_scope or contextlib.nullcontext
+        self.on_interrupt = on_interrupt
 
     def run(self, matched: Sequence[MatchedBenchmark]) -> list[BenchmarkComparison]:
         """Compare every matched benchmark; returns results in the given order. Raises CompareInterrupted."""
@@ -142,6 +159,8 @@ class InterleavedSession:
             for role in ROLES:
                 self.store.add_benchmark(self.run_ids[role], state.planned(role).benchmark)
         self.listener.session_started(len(states), self.design)
+        if self.concurrency > 1:
+            return self._run_concurrently(states)
         try:
             pair = 0
             active = list(states)
@@ -156,22 +175,90 @@ class InterleavedSession:
             raise CompareInterrupted(self.run_ids["base"], self.run_ids["candidate"]) from None
         return [s.result if s.result is not None else self._result(s) for s in states]
 
-    def _run_pair(self, state: _BenchmarkState, pair: int) -> None:
+    def _run_concurrently(self, states: list[_BenchmarkState]) -> list[BenchmarkComparison]:
+        """Each round's pairs at once, ``concurrency`` at a time; the round's orders drawn first, from the seed."""
+        from benchwarden.runner.engine import _Serialised
+
+        lock = threading.RLock()
+        store, listener = self.store, self.listener
+        self.store, self.listener = _Serialised(store, lock), _Serialised(listener, lock)  # type: ignore[assignment]
+        pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="benchwarden-pair")
+        try:
+            pair = 0
+            active = list(states)
+            while active:
+                pair += 1
+                round_ = [(active[int(i)], self._draw_order()) for i in self.rng.permutation(len(active))]
+                futures = [pool.submit(self._run_pair, state, pair, order) for state, order in round_]
+                try:
+                    while not all(f.done() for f in futures):
+                        wait(futures, timeout=0.2)
+                    for future in futures:
+                        future.result()
+                except KeyboardInterrupt:
+                    for future in futures:
+                        future.cancel()
+                    if self.on_interrupt is not None:
+                        self.on_interrupt()
+                    wait(futures)
+                    raise
+                active = [s for s in active if not s.done]
+        except KeyboardInterrupt:
+            for role in ROLES:
+                store.finish_run(self.run_ids[role], RunStatus.INTERRUPTED)
+            raise CompareInterrupted(self.run_ids["base"], self.run_ids["candidate"]) from None
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            self.store, self.listener = store, listener
+        return [s.result if s.result is not None else self._result(s) for s in states]
+
+    def _draw_order(self) -> tuple[str, str]:
+        return tuple(ROLES) if self.rng.random() < 0.5 else tuple(reversed(ROLES))  # type: ignore[return-value]
+
+    def _run_pair(self, state: _BenchmarkState, pair: int, order: tuple[str, str] | None = None) -> None:
         if self.settings.pairing == "simultaneous":
             self._run_pair_simultaneous(state, pair)
             return
-        order = tuple(ROLES) if self.rng.random() < 0.5 else tuple(reversed(ROLES))
-        self.listener.pair_started(state.key, pair, order)  # type: ignore[arg-type]
+        order = order or self._draw_order()
+        self.listener.pair_started(state.key, pair, order)
         state.order.append("".join(role[0] for role in order))
-        for role in order:
-            if not self._run_one_fork(state, role, pair):
+        while True:
+            done: list[str] = []
+            with self.pair_scope():
+                for role in order:
+                    if not self._run_one_fork(state, role, pair):
+                        break
+                    done.append(role)
+            lost = [role for role in order if state.forks[role] and state.forks[role][-1].index == pair
+                    and state.forks[role][-1].status is ForkStatus.LOST]
+            if not lost:
+                break
+            self._set_aside(state, pair)
+            if state.lost > MAX_LOST_FORKS:
+                state.error, state.message = True, f"pair {pair}: {state.lost} forks lost (their workers died)"
                 self._finish(state)
                 return
+        if len(done) < len(order):
+            self._finish(state)
+            return
         if self.design.is_look(pair):
             self._look(state, pair)
 
+    def _set_aside(self, state: _BenchmarkState, pair: int) -> None:
+        """A pair broken by a lost worker: its forks move to indices past ``max_pairs`` as LOST, out of the
+        analysis, and the pair runs again (a pair's forks must share a machine to cancel its level)."""
+        for role in ROLES:
+            forks = state.forks[role]
+            if forks and forks[-1].index == pair:
+                fork = forks.pop()
+                state.lost += 1
+                note = fork.message if fork.status is ForkStatus.LOST else \
+                    "its pair's other fork was lost (its worker died); the pair ran again"
+                kept = replace(fork, index=self.design.max_pairs + state.lost, status=ForkStatus.LOST, message=note)
+                self.store.save_fork(self.run_ids[role], state.planned(role).benchmark.id, kept)
+
     def _run_one_fork(self, state: _BenchmarkState, role: str, pair: int) -> bool:
-        """Run and store one fork; False when the benchmark cannot go on (failed or skipped)."""
+        """Run and store one fork; False when the benchmark cannot go on (failed, skipped, or its worker lost)."""
         planned = state.planned(role)
         run_id = self.run_ids[role]
         bench = planned.benchmark
@@ -189,6 +276,10 @@ class InterleavedSession:
             if partial is not None and (partial.warmup or partial.measurement):
                 self.store.save_fork(run_id, bench.id, partial)
             raise
+        if fork.status is ForkStatus.LOST:  # stored by _set_aside, under an index past max_pairs
+            self.listener.fork_finished(bench, fork)
+            state.forks[role].append(fork)
+            return False
         self.store.save_fork(run_id, bench.id, fork)
         self.listener.fork_finished(bench, fork)
         state.forks[role].append(fork)

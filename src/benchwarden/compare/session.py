@@ -11,7 +11,7 @@ import secrets
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Callable, ContextManager, Mapping, Sequence
 
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import Adapter
@@ -38,8 +38,12 @@ class SessionOptions:
 def run_comparison(sources: Sources, store, options: SessionOptions = SessionOptions(), *,
                    adapter_factory: Callable[[str], Adapter] = get_adapter,
                    listener: CompareListener | None = None, wall: Callable[[], float] = time.time,
-                   monotonic: Callable[[], float] = time.monotonic) -> Comparison:
+                   monotonic: Callable[[], float] = time.monotonic, concurrency: int = 1,
+                   pair_scope: Callable[[], ContextManager[object]] | None = None,
+                   on_interrupt: Callable[[], None] | None = None) -> Comparison:
     """Prepare both sides, compare every matched benchmark interleaved, confirm regressions if asked.
+
+    ``concurrency``, ``pair_scope`` and ``on_interrupt`` are for forks on a cluster (``InterleavedSession``).
 
     Raises BenchwardenError when nothing can be compared (every suite failed, or no benchmark exists
     in both versions), CompareInterrupted on Ctrl-C (forks so far stay stored).
@@ -59,7 +63,8 @@ def run_comparison(sources: Sources, store, options: SessionOptions = SessionOpt
         run_ids = tuple(store.create_run(_meta(sources, role, pairing, settings, round_seed, session_id,
                                                round_label, options.label, machine, wall()))
                         for role in ROLES)
-        results = InterleavedSession(store, run_ids, settings, round_seed, listener, wall).run(matched)
+        results = InterleavedSession(store, run_ids, settings, round_seed, listener, wall, concurrency=concurrency,
+                                     pair_scope=pair_scope, on_interrupt=on_interrupt).run(matched)
         failed = any(r.verdict is Verdict.ERROR for r in results)
         for run_id in run_ids:
             store.finish_run(run_id, RunStatus.FAILED if failed else RunStatus.COMPLETE)
