@@ -3,6 +3,7 @@
 Layout (see docs/configuration.md for every key)::
 
     [store]            url
+    [cluster]          address, resource (forks on a dask.distributed cluster, docs/distributed.md)
     [defaults]         run settings for every suite (bounds, stop policy, criteria)
     [suites.NAME]      kind, path, build, artifact, filter, jvm_args, env,
                        run settings (override defaults), adapter options
@@ -379,6 +380,7 @@ class FileModel(_Strict):
     check: dict[str, Any] = Field(default_factory=dict)
     assess: dict[str, Any] = Field(default_factory=dict)
     docs: dict[str, Any] = Field(default_factory=dict)
+    cluster: dict[str, Any] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -569,7 +571,7 @@ class Config:
     path: Path
     store_url: str
     suites: Mapping[str, Suite] = field(default_factory=dict)
-    sections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # [compare], [check], [assess], [docs]
+    sections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # [compare], [check], [assess], [docs], [cluster]
 
     def section(self, name: str, model: type[BaseModel]) -> BaseModel:
         """Validate the ``[name]`` table with ``model``; ConfigError naming file and key on a bad value."""
@@ -700,5 +702,5 @@ def _resolve(model: FileModel, path: Path) -> Config:
         _check_metrics(name, sm.kind, settings, model.defaults.metric is not None and sm.metric is None, path)
         suites[name] = Suite(context=ctx, settings=settings)
     store_url = store_url_from_table(model.store, path)
-    sections = {"compare": model.compare, "check": model.check, "assess": model.assess, "docs": model.docs}
+    sections = {"compare": model.compare, "check": model.check, "assess": model.assess, "docs": model.docs, "cluster": model.cluster}
     return Config(path=path, store_url=store_url, suites=suites, sections=sections)

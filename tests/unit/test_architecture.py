@@ -20,17 +20,20 @@ FORBIDDEN = {
                 "assess"},
     "adapters": {"runner", "store", "cli", "report", "stats", "audit", "config"},
     "store": {"runner", "cli", "adapters", "report", "audit", "stats", "config"},
-    "runner": {"cli", "report", "audit"},
+    "runner": {"cli", "report", "audit", "cluster"},
     "report": {"cli", "runner", "adapters", "audit"},
     "audit": {"cli", "runner"},
     # the command packages: domain logic only; rendering lives in report/ and cli/
-    "compare": {"cli", "report", "audit", "spl", "assess"},
+    "compare": {"cli", "report", "audit", "spl", "assess", "cluster"},
     "spl": {"cli", "audit", "assess", "compare"},
     "assess": {"cli", "audit", "spl"},
     # history reads the store and git and uses stats; it measures only through compare (--confirm), never renders
     "history": {"cli", "report", "audit", "spl", "assess", "runner", "adapters"},
     # the site reads the store, history's and compare's analyses, and renders with report's pieces; it measures nothing
     "site": {"cli", "runner", "adapters", "audit", "spl", "assess", "backfill", "revisions"},
+    # forks on a dask cluster: adapters behind the protocol, plugged into runner and compare through their hooks
+    # (adapter factory, concurrency, pair scope); it knows no statistics, store or command
+    "cluster": {"cli", "report", "audit", "spl", "assess", "compare", "history", "runner", "store", "stats"},
 }
 
 
@@ -97,3 +100,16 @@ def test_test_module_basenames_are_unique():
             continue
         assert f.name not in seen, f"{f.relative_to(tests)} and {seen[f.name].relative_to(tests)} share a name"
         seen[f.name] = f
+
+
+def test_dask_is_imported_only_by_the_cluster_package_and_only_inside_functions():
+    """dask.distributed is heavy (seconds of import) and only `--cluster` needs it."""
+    for f in sorted(PKG.rglob("*.py")):
+        tree = ast.parse(f.read_text(encoding="utf-8"))
+        top_level = {id(n) for n in tree.body}
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+            if any(n.split(".")[0] in ("dask", "distributed") for n in names):
+                assert f.parent.name == "cluster", f"{f.relative_to(PKG)} imports dask"
+                assert id(node) not in top_level, f"{f.relative_to(PKG)} imports dask at module level"

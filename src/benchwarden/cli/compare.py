@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from benchwarden.cli.cluster_access import cluster_option, cluster_session, wants_cluster
 from benchwarden.cli.common import (
     ExitStatus,
     FiniteFloatRange,
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 #: options that only mean something when compare measures (rejected with --runs); parameter names
 _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env", "base_jvm_arg", "min_forks",
                       "max_forks", "confirm", "pairing", "seed", "warmup", "iterations", "iteration_time", "params", "label",
-                      "quiet")
+                      "quiet", "cluster")
 
 
 @click.command("compare")
@@ -83,9 +84,10 @@ _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env",
 @param_option
 @click.option("--label", help="A label stored with both runs.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines; only the final table.")
+@cluster_option
 def compare_command(inv: Invocation, base, candidate, runs, against, artifacts, variant_env, variant_jvm_arg, base_env,
                     base_jvm_arg, min_change, confidence, min_forks, max_forks, confirm, pairing, seed, warmup, iterations,
-                    iteration_time, markdown_path, junit_path, html_path, params, label, quiet) -> int:
+                    iteration_time, markdown_path, junit_path, html_path, params, label, quiet, cluster) -> int:
     """Compare two versions benchmark by benchmark: faster, slower, unchanged or inconclusive.
 
     BASE and CANDIDATE are git revisions by default (CANDIDATE defaults to the working tree,
@@ -127,7 +129,18 @@ def compare_command(inv: Invocation, base, candidate, runs, against, artifacts, 
                                base_jvm_arg)
             listener = CompareListener() if quiet else CompareProgressLines(inv.err_console)
             options = SessionOptions(settings=settings, cli_filter=inv.filter, seed=seed, label=label)
-            comparison = run_comparison(sources, store, options, listener=listener)
+            if wants_cluster(cluster, config) and settings.pairing == "simultaneous":
+                raise UsageError("--pairing simultaneous runs both forks of a pair at once on one machine; on a "
+                                 "cluster each worker runs one fork at a time (a pair's forks run one after the "
+                                 "other on the same worker): use --pairing sequential")
+            with cluster_session(cluster, config, inv.err_console, quiet) as session:
+                if session is None:
+                    comparison = run_comparison(sources, store, options, listener=listener)
+                else:  # pairs on the workers at once, the two forks of a pair on one worker
+                    comparison = run_comparison(sources, store, options, listener=listener,
+                                                adapter_factory=session.adapter_factory,
+                                                concurrency=session.fork_slots, pair_scope=session.same_worker,
+                                                on_interrupt=session.interrupt)
     finally:
         store.close()
     report_path = html_path or _default_report_path(config, comparison)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from benchwarden.cli.cluster_access import cluster_option, cluster_session
 from benchwarden.cli.common import (
     ExitStatus,
     Invocation,
@@ -93,8 +94,9 @@ _RUN_SHAPING_OPTIONS = ("suite", "filter_", "forks", "warmup", "iterations", "it
 @click.option("--label", help="A label stored with the run, e.g. a branch name.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr (a live line in a terminal, one line per "
               "fork elsewhere); only the final table.")
+@cluster_option
 def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop, criteria, thresholds, window,
-                details, resume, params, label, quiet) -> int:
+                details, resume, params, label, quiet, cluster) -> int:
     """Run benchmarks and store every iteration of every fork.
 
     Each fork is a fresh process of the suite's own harness; warmup and measurement iterations are
@@ -129,8 +131,14 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
             suites = [with_params(_override(s, forks, warmup, iterations, iteration_time, stopping), params)
                       for s in config.select(inv.suite)]
             cli_filter = inv.filter
-        with run_progress(inv.err_console, quiet) as progress:  # stderr, also under --json
-            plan = plan_run(suites, cli_filter, listener=progress)
+        with run_progress(inv.err_console, quiet) as progress, \
+                cluster_session(cluster, config, inv.err_console, quiet) as session:  # stderr, also under --json
+            if session is not None:  # forks on the cluster's workers, one benchmark per worker at a time
+                plan = plan_run(suites, cli_filter, adapter_factory=session.adapter_factory, listener=progress)
+                runner = Runner(store, progress, concurrency=session.fork_slots, on_interrupt=session.interrupt)
+            else:
+                plan = plan_run(suites, cli_filter, listener=progress)
+                runner = Runner(store, progress)
             if not plan.benchmarks:
                 if quiet:  # otherwise the progress listener has already said why each suite failed
                     _report_failed_suites(inv, plan.failed_suites)
@@ -138,8 +146,9 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
                     "every selected suite failed to prepare" if plan.failed_suites else
                     "no benchmark matches the suite filters and --filter"))
             if run_id is None:
-                meta = _meta(config, suites, cli_filter, plan.toolchain, label)
-            outcome = Runner(store, progress).run(plan, meta, resume_run_id=run_id)
+                meta = _meta(config, suites, cli_filter, plan.toolchain, label,
+                             session.where.describe() if session is not None else None)
+            outcome = runner.run(plan, meta, resume_run_id=run_id)
             for line in outcome.ended_orphans:  # forks a killed benchwarden had left running
                 inv.err_console.print(visible(f"run {run_id}: {line}"), markup=False, highlight=False)
         summaries = [summarize_benchmark(r) for r in outcome.results]
@@ -231,11 +240,15 @@ def _suites_from_snapshot(config, snapshot, run_id: int) -> tuple[list[Suite], s
     return suites, snapshot.get("filter")
 
 
-def _meta(config, suites, cli_filter, toolchain, label) -> RunMeta:
+def _meta(config, suites, cli_filter, toolchain, label, cluster: str | None = None) -> RunMeta:
+    """The run's metadata; ``cluster``: where its forks ran (each fork records its worker; the run's machine is
+    the one that scheduled them)."""
     from benchwarden.environment import collect_run_meta
 
-    return collect_run_meta(config.root, toolchain=toolchain, config=_snapshot(config, suites, cli_filter),
-                            label=label)
+    snapshot = _snapshot(config, suites, cli_filter)
+    if cluster is not None:
+        snapshot["cluster"] = cluster
+    return collect_run_meta(config.root, toolchain=toolchain, config=snapshot, label=label)
 
 
 def _report_failed_suites(inv: Invocation, failed) -> None:

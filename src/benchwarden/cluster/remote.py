@@ -1,0 +1,147 @@
+"""The scheduler side of one fork running on a worker: a RunningFork fed by the fork's dask Queue.
+
+To the runner this is a fork like any other: iterate for iteration results, ``stop()`` at an iteration
+boundary.  Stopping sets the fork's dask ``Event``; the worker's watcher stops the process group
+(:mod:`.worker`).  While the queue is quiet the fork checks what can go wrong on the way:
+
+* the worker it runs on left the cluster (killed, crashed, network) — ``ForkFailed`` with reason ``"lost"``:
+  the runner keeps the iterations so far as a LOST fork and runs the fork again under the next index;
+* dask started a second attempt of the task (it reschedules a task whose worker died): also lost — a
+  benchwarden fork is never continued by another process;
+* the task failed (an exception on the worker outside the fork) — ``"crashed"``;
+* no message for longer than the fork's whole time bound — ``"timeout"``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any, Iterator
+
+from benchwarden.cluster import messages
+from benchwarden.errors import ForkFailed
+from benchwarden.model import IterationResult
+
+if TYPE_CHECKING:
+    from benchwarden.cluster.session import ClusterSession, Pin
+
+#: the queue is polled every POLL_MIN_S after a message, backing off to POLL_MAX_S while it is empty (seconds):
+#: the delay between an iteration's end and the runner's decision on it is at most POLL_MAX_S
+POLL_MIN_S = 0.002
+POLL_MAX_S = 0.05
+#: how often a quiet fork looks at its worker and task (seconds)
+CHECK_EVERY_S = 0.5
+#: beyond the fork's own time bound, how long a fork may send nothing before it counts as hung (seconds);
+#: the worker's adapter enforces the fork's timeouts itself, this only catches a worker that stopped talking
+SILENCE_GRACE_S = 60.0
+
+
+class RemoteFork:
+    """One fork on a cluster worker (see the module docstring).  ``machine`` is known once the worker said hello."""
+
+    def __init__(self, session: "ClusterSession", key: str, future: Any, queue: Any, stop_event: Any, label: str,
+                 fork_timeout_s: float, pin: "Pin | None" = None, pinned_to: str | None = None):
+        self.machine: dict[str, str] = {}
+        self._session = session
+        self._key = key
+        self._future = future
+        self._queue = queue
+        self._stop_event = stop_event
+        self._label = label
+        self._silence_limit_s = fork_timeout_s + SILENCE_GRACE_S
+        self._pin = pin
+        self._pinned_to = pinned_to
+        self._attempt: str | None = None
+        self._stopped = False
+        self._interrupted = False
+
+    def __iter__(self) -> Iterator[IterationResult]:
+        last_message = time.monotonic()
+        polls_after_task_ended = 0
+        pending: deque[object] = deque()
+        wait_s = POLL_MIN_S
+        last_check = time.monotonic()
+        while True:
+            if self._interrupted or self._session.interrupted:
+                raise KeyboardInterrupt
+            if not pending:
+                # a non-blocking drain: a blocking get with a timeout makes the scheduler log every timeout as an
+                # error; polling backs off from POLL_MIN_S to POLL_MAX_S while the queue stays empty
+                pending.extend(self._queue.get(batch=True))
+            if not pending:
+                if time.monotonic() - last_check >= CHECK_EVERY_S:
+                    last_check = time.monotonic()
+                    if self._future.status == "finished":
+                        polls_after_task_ended += 1
+                        if polls_after_task_ended >= 3:
+                            raise ForkFailed(self._label, "crashed", "the worker's task ended without saying how "
+                                                                     "the fork ended")
+                    self._check(last_message)
+                time.sleep(wait_s)
+                wait_s = min(POLL_MAX_S, wait_s * 2)
+                continue
+            wait_s = POLL_MIN_S
+            raw = pending.popleft()
+            last_message = time.monotonic()
+            try:
+                message = messages.decode(raw)
+            except messages.ProtocolError as exc:
+                raise ForkFailed(self._label, "garbage", f"from worker {self._where()}: {exc}") from None
+            if self._attempt is None:
+                if isinstance(message, messages.Hello):
+                    self._attempt = message.attempt
+                    self.machine = dict(message.machine)
+                    if self._pin is not None and self._pin.worker is None:
+                        self._pin.worker = self.machine.get("worker")
+                continue  # anything before a hello belongs to no attempt we follow
+            if message.attempt != self._attempt:
+                raise ForkFailed(self._label, "lost", f"worker {self._where()} left the cluster mid-fork "
+                                                      "(dask started the task again elsewhere)")
+            if isinstance(message, messages.Iteration):
+                yield message.result
+            elif isinstance(message, messages.End):
+                if message.reason is None or message.reason == "stopped":
+                    return
+                raise ForkFailed(self._label, message.reason, f"{message.detail} (on worker {self._where()})",
+                                 message.output)
+
+    def _check(self, last_message: float) -> None:
+        status = self._future.status
+        if status == "error":
+            exc = self._future.exception()
+            if type(exc).__name__ == "KilledWorker":
+                raise ForkFailed(self._label, "lost", f"dask gave up on the task: {exc}")
+            raise ForkFailed(self._label, "crashed", f"the task failed on worker {self._where()}: "
+                                                     f"{type(exc).__name__}: {exc}")
+        if status in ("cancelled", "lost"):
+            raise ForkFailed(self._label, "lost", f"the scheduler dropped the task ({status})")
+        live = self._session.live_workers()
+        if self._attempt is not None:
+            worker = self.machine.get("worker")
+            if worker is not None and worker not in live:
+                raise ForkFailed(self._label, "lost", f"worker {self._where()} left the cluster mid-fork")
+            if time.monotonic() - last_message > self._silence_limit_s:
+                raise ForkFailed(self._label, "timeout", f"worker {self._where()} sent nothing for "
+                                                         f"{self._silence_limit_s:.0f} s")
+        elif self._pinned_to is not None and self._pinned_to not in live:
+            raise ForkFailed(self._label, "lost", f"worker {self._pinned_to}, where this fork's pair runs, left the "
+                                                  "cluster before the fork started")
+
+    def _where(self) -> str:
+        name, worker = self.machine.get("name"), self.machine.get("worker", "?")
+        return f"{name} ({worker})" if name and name != worker else worker
+
+    def stop(self) -> None:
+        """Ask the worker to stop the fork's process group (idempotent, any thread); does not wait."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self._session.fork_ended(self._key, self._future, self._stop_event)
+
+    def interrupt(self) -> None:
+        """End iteration with KeyboardInterrupt (Ctrl-C of the run) and stop the remote fork."""
+        self._interrupted = True
+        self.stop()
+
+    def output_tail(self) -> str:
+        return ""  # the worker sends the tail with a failure (ForkFailed.output)
