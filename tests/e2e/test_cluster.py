@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from benchwarden.cli import main
+from benchwarden.cluster import session as cluster_session
 from benchwarden.model import ForkStatus, RunStatus
 from benchwarden.store import open_store
 from tests.support.processes import eventually, is_alive, live_processes
@@ -52,6 +53,7 @@ class Cluster:
         return proc
 
     def start(self, workers: tuple[str, ...]) -> None:
+        self.file.unlink(missing_ok=True)
         self._start("scheduler", [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                                   "--scheduler-file", str(self.file)])
         assert eventually(lambda: self.file.exists() and self.file.stat().st_size > 0, 60), self.log("scheduler")
@@ -220,3 +222,56 @@ def test_a_worker_killed_mid_fork_loses_only_that_fork(doomed_workers, tmp_path)
         for pid in killed.get("orphans", []):
             # the killed worker's fork outlives it only until its next write to the closed pipe
             assert eventually(lambda pid=pid: not is_alive(pid), 30), f"fork process {pid} outlived its worker"
+
+
+def test_the_schedulers_loss_interrupts_the_run_and_resume_finishes_it(tmp_path_factory, tmp_path, monkeypatch):
+    """SIGKILL of the scheduler mid-run: the run ends as interrupted (exit 130), its completed forks stored;
+    `run --resume` on a new cluster finishes it."""
+    monkeypatch.setattr(cluster_session, "SCHEDULER_LOST_S", 3.0)  # the client's reconnect timeout; 20 s by default
+    root = _example(tmp_path)
+    argv = ("--filter", TOKENIZE, "--forks", "3", "--warmup", "2", "--iterations", "5", "--iteration-time", "200ms",
+            "--stop", "static")
+    for cluster in _cluster(tmp_path_factory, "cluster-lost", ("w1",)):
+        killed: list[float] = []
+
+        def kill_scheduler_mid_fork(cluster: Cluster = cluster, killed: list[float] = killed) -> None:
+            deadline = time.monotonic() + 120
+            started = 0
+            while time.monotonic() < deadline and started < 2:  # during the second fork
+                while time.monotonic() < deadline and not cluster.children("w1"):
+                    time.sleep(0.02)
+                started += 1
+                if started < 2:
+                    while time.monotonic() < deadline and cluster.children("w1"):
+                        time.sleep(0.02)
+            time.sleep(0.3)
+            killed.append(time.time())
+            os.kill(cluster.procs["scheduler"].pid, signal.SIGKILL)
+
+        killer = threading.Thread(target=kill_scheduler_mid_fork, daemon=True)
+        killer.start()
+        out, err = io.StringIO(), io.StringIO()
+        status = main(["run", "--config", str(root / "benchwarden.toml"), "--suite", "wordstat", *argv,
+                       "--cluster", cluster.address, "-q"], stdout=out, stderr=err)
+        killer.join(5)
+        assert killed, "the scheduler was never killed"
+        assert status == 130, err.getvalue()
+        assert "lost the connection to the scheduler" in err.getvalue() and "--resume" in err.getvalue()
+    with open_store(root / ".benchwarden" / "results.db") as store:
+        (summary,) = store.list_runs()
+        interrupted = store.load_run(summary.id)
+    assert interrupted.status is RunStatus.INTERRUPTED
+    before = [f for r in interrupted.results for f in r.forks if f.status is ForkStatus.COMPLETE]
+    assert before and all(f.finished_at <= killed[0] for f in before)
+    for cluster in _cluster(tmp_path_factory, "cluster-again", ("w1",)):
+        out, err = io.StringIO(), io.StringIO()
+        status = main(["run", "--config", str(root / "benchwarden.toml"), "--resume", str(interrupted.id),
+                       "--cluster", cluster.address, "-q"], stdout=out, stderr=err)
+        assert status == 0, err.getvalue()
+    with open_store(root / ".benchwarden" / "results.db") as store:
+        finished = store.load_run(interrupted.id)
+    assert finished.status is RunStatus.COMPLETE
+    for result in finished.results:
+        assert len([f for f in result.forks if f.status is ForkStatus.COMPLETE]) == 3
+    kept = {(f.index, f.started_at) for r in finished.results for f in r.forks if f.status is ForkStatus.COMPLETE}
+    assert {(f.index, f.started_at) for f in before} <= kept  # the forks completed before the loss, untouched

@@ -52,3 +52,5 @@ def cluster_session(cli_value: str | None, config: "Config | None", err_console:
         yield session
     finally:
         session.close()
+        if session.scheduler_lost is not None and quiet:  # said already unless quiet; the cause of the interrupt
+            err_console.print(visible(session.scheduler_lost), markup=False, highlight=False)

@@ -1,4 +1,8 @@
-"""The scheduler side of one fork running on a worker: a RunningFork fed by the fork's dask Queue.
+"""The scheduler side of one fork running on a worker: a RunningFork fed by the session's dispatcher.
+
+Workers send every fork's messages to one dask ``Queue`` per driver; the session's dispatcher thread drains it
+and hands each message to its fork's mailbox (a local queue), so the number of requests to the scheduler does not
+grow with the number of forks running at once (docs/performance.md, "Forks on a cluster").
 
 To the runner this is a fork like any other: iterate for iteration results, ``stop()`` at an iteration
 boundary.  Stopping sets the fork's dask ``Event``; the worker's watcher stops the process group
@@ -9,13 +13,14 @@ boundary.  Stopping sets the fork's dask ``Event``; the worker's watcher stops t
 * dask started a second attempt of the task (it reschedules a task whose worker died): also lost — a
   benchwarden fork is never continued by another process;
 * the task failed (an exception on the worker outside the fork) — ``"crashed"``;
-* no message for longer than the fork's whole time bound — ``"timeout"``.
+* no message for longer than the fork's whole time bound — ``"timeout"``;
+* the scheduler itself is gone — :class:`SchedulerLost`, which ends the whole run as interrupted (resumable).
 """
 
 from __future__ import annotations
 
+import queue
 import time
-from collections import deque
 from typing import TYPE_CHECKING, Any, Iterator
 
 from benchwarden.cluster import messages
@@ -25,10 +30,6 @@ from benchwarden.model import IterationResult
 if TYPE_CHECKING:
     from benchwarden.cluster.session import ClusterSession, Pin
 
-#: the queue is polled every POLL_MIN_S after a message, backing off to POLL_MAX_S while it is empty (seconds):
-#: the delay between an iteration's end and the runner's decision on it is at most POLL_MAX_S
-POLL_MIN_S = 0.002
-POLL_MAX_S = 0.05
 #: how often a quiet fork looks at its worker and task (seconds)
 CHECK_EVERY_S = 0.5
 #: beyond the fork's own time bound, how long a fork may send nothing before it counts as hung (seconds);
@@ -36,16 +37,26 @@ CHECK_EVERY_S = 0.5
 SILENCE_GRACE_S = 60.0
 
 
+class SchedulerLost(KeyboardInterrupt):
+    """The cluster's scheduler cannot be reached any more: every fork stops, the run ends as interrupted.
+
+    A KeyboardInterrupt on purpose: the runner and compare already end a run that way — the running forks'
+    iterations stored as interrupted, the run marked ``interrupted`` and ``--resume`` offered — and a lost
+    scheduler is exactly that, an interruption from outside that says nothing about the benchmarks.
+    """
+
+
 class RemoteFork:
     """One fork on a cluster worker (see the module docstring).  ``machine`` is known once the worker said hello."""
 
-    def __init__(self, session: "ClusterSession", key: str, future: Any, queue: Any, stop_event: Any, label: str,
-                 fork_timeout_s: float, pin: "Pin | None" = None, pinned_to: str | None = None):
+    def __init__(self, session: "ClusterSession", key: str, future: Any, mailbox: "queue.Queue[object]",
+                 stop_event: Any, label: str, fork_timeout_s: float, pin: "Pin | None" = None,
+                 pinned_to: str | None = None):
         self.machine: dict[str, str] = {}
         self._session = session
         self._key = key
         self._future = future
-        self._queue = queue
+        self._mailbox = mailbox
         self._stop_event = stop_event
         self._label = label
         self._silence_limit_s = fork_timeout_s + SILENCE_GRACE_S
@@ -57,31 +68,24 @@ class RemoteFork:
 
     def __iter__(self) -> Iterator[IterationResult]:
         last_message = time.monotonic()
-        polls_after_task_ended = 0
-        pending: deque[object] = deque()
-        wait_s = POLL_MIN_S
-        last_check = time.monotonic()
+        checks_after_task_ended = 0
         while True:
             if self._interrupted or self._session.interrupted:
                 raise KeyboardInterrupt
-            if not pending:
-                # a non-blocking drain: a blocking get with a timeout makes the scheduler log every timeout as an
-                # error; polling backs off from POLL_MIN_S to POLL_MAX_S while the queue stays empty
-                pending.extend(self._queue.get(batch=True))
-            if not pending:
-                if time.monotonic() - last_check >= CHECK_EVERY_S:
-                    last_check = time.monotonic()
-                    if self._future.status == "finished":
-                        polls_after_task_ended += 1
-                        if polls_after_task_ended >= 3:
-                            raise ForkFailed(self._label, "crashed", "the worker's task ended without saying how "
-                                                                     "the fork ended")
-                    self._check(last_message)
-                time.sleep(wait_s)
-                wait_s = min(POLL_MAX_S, wait_s * 2)
+            try:
+                raw = self._mailbox.get(timeout=CHECK_EVERY_S)
+            except queue.Empty:
+                if self._session.scheduler_gone():
+                    raise SchedulerLost(str(self._session.scheduler_lost)) from None
+                if self._session.reconnecting():  # the client's futures and worker list mean nothing meanwhile
+                    continue
+                if self._future.status == "finished":
+                    checks_after_task_ended += 1
+                    if checks_after_task_ended >= 3:
+                        raise ForkFailed(self._label, "crashed", "the worker's task ended without saying how the "
+                                                                 "fork ended") from None
+                self._check(last_message)
                 continue
-            wait_s = POLL_MIN_S
-            raw = pending.popleft()
             last_message = time.monotonic()
             try:
                 message = messages.decode(raw)

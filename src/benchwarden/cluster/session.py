@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import queue
 import threading
 import time
 import uuid
@@ -33,6 +34,13 @@ from benchwarden.model import Benchmark
 WORKER_WAIT_S = 60.0
 #: how old the list of live workers may be when a fork looks for its worker (seconds)
 LIVE_WORKERS_MAX_AGE_S = 0.5
+#: the dispatcher drains the driver's queue every POLL_MIN_S after a message, backing off to POLL_MAX_S while it
+#: stays empty (seconds): an iteration reaches its fork's stop policy at most POLL_MAX_S after it arrived
+POLL_MIN_S = 0.002
+POLL_MAX_S = 0.05
+#: how long the client tries to reconnect to a scheduler that went away before the run counts it as lost
+#: (seconds; dask's Client timeout, which also bounds the first connection)
+SCHEDULER_LOST_S = 20.0
 
 
 class ClusterError(BenchwardenError):
@@ -58,16 +66,23 @@ class WorkerInfo:
 class ClusterSession:
     """See the module docstring.  Use :func:`connect`."""
 
-    def __init__(self, client: Any, where: ClusterAddress, cluster: Any = None):
+    def __init__(self, client: Any, where: ClusterAddress, cluster: Any = None,
+                 log: Callable[[str], None] = lambda _line: None):
         self.client = client
         self.where = where
         self._cluster = cluster  # the LocalCluster we started, closed with the session
+        self._log = log
         self._local = threading.local()
         self._lock = threading.Lock()
         self._live: tuple[float, frozenset[str]] = (0.0, frozenset())
         self._running: dict[str, RemoteFork] = {}
         self._inflight: dict[str, Any] = {}  # futures kept referenced until their task ends
+        self._mailboxes: dict[str, queue.Queue[object]] = {}
+        self._inbox_name = f"benchwarden-driver-{uuid.uuid4().hex}"
+        self._dispatcher: threading.Thread | None = None
+        self._closing = threading.Event()
         self.interrupted = False
+        self.scheduler_lost: str | None = None  # why, once the scheduler cannot be reached
 
     # -- workers ---------------------------------------------------------------------------------
 
@@ -88,12 +103,50 @@ class ClusterSession:
         return max(1, int(sum(w.slots for w in self.workers())))
 
     def live_workers(self) -> frozenset[str]:
+        """Addresses of the workers the scheduler knows now (at most LIVE_WORKERS_MAX_AGE_S old); the last list
+        seen while the scheduler does not answer."""
         with self._lock:
             at, live = self._live
             if time.monotonic() - at > LIVE_WORKERS_MAX_AGE_S:
-                live = frozenset(self.client.scheduler_info(n_workers=-1)["workers"])
+                try:
+                    live = frozenset(self.client.scheduler_info(n_workers=-1)["workers"])
+                except Exception:  # noqa: BLE001 - the dispatcher judges the scheduler's loss
+                    return live
                 self._live = (time.monotonic(), live)
             return live
+
+    # -- the driver's inbox ----------------------------------------------------------------------
+
+    def _start_dispatcher(self) -> None:
+        from distributed import Queue
+
+        inbox = Queue(self._inbox_name, client=self.client)
+        self._dispatcher = threading.Thread(target=self._dispatch, args=(inbox,), name="benchwarden-dispatch",
+                                            daemon=True)
+        self._dispatcher.start()
+
+    def _dispatch(self, inbox: Any) -> None:
+        """Drain the driver's queue into the forks' mailboxes until the session closes or the scheduler is lost."""
+        wait_s = POLL_MIN_S
+        while not self._closing.is_set():
+            try:
+                batch = inbox.get(batch=True)
+            except Exception:  # noqa: BLE001 - the connection to the scheduler: reconnecting, or gone for good
+                if self.scheduler_gone():
+                    return
+                self._closing.wait(0.5)
+                continue
+            for raw in batch:
+                key = raw.get("fork") if isinstance(raw, dict) else None
+                with self._lock:
+                    mailbox = self._mailboxes.get(key) if isinstance(key, str) else None
+                if mailbox is not None:
+                    mailbox.put(raw)
+            if batch:
+                wait_s = POLL_MIN_S
+            else:
+                self._closing.wait(wait_s)
+                wait_s = min(POLL_MAX_S, wait_s * 2)
 
     # -- forks -----------------------------------------------------------------------------------
 
@@ -109,18 +162,48 @@ class ClusterSession:
         finally:
             self._local.pin = None
 
-    def submit_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> RemoteFork:
-        from distributed import Event, Queue
+    def scheduler_gone(self) -> bool:
+        """Whether the connection to the scheduler is lost for good: the client gave up reconnecting (after
+        SCHEDULER_LOST_S).  While it reconnects, forks wait; once it is gone, the run ends as interrupted."""
+        if self.scheduler_lost is None and not self._closing.is_set() and self.client.status in ("closing", "closed"):
+            self.scheduler_lost = (f"cluster {self.where.describe()}: lost the connection to the scheduler "
+                                   f"(no answer for {SCHEDULER_LOST_S:.0f} s)")
+            self._log(self.scheduler_lost)
+        return self.scheduler_lost is not None
 
+    def reconnecting(self) -> bool:
+        return self.client.status == "connecting"
+
+    def submit_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> RemoteFork:
+        from benchwarden.cluster.remote import SchedulerLost
+
+        if self.scheduler_gone():
+            raise SchedulerLost(str(self.scheduler_lost))
+        try:
+            return self._submit(ctx, benchmark, plan)
+        except Exception:
+            if self.scheduler_gone() or self.reconnecting():
+                raise SchedulerLost(self.scheduler_lost or f"cluster {self.where.describe()}: the scheduler does "
+                                                           "not answer") from None
+            raise
+
+    def _submit(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> RemoteFork:
+        from distributed import Event
+
+        with self._lock:
+            if self._dispatcher is None:
+                self._start_dispatcher()
         key = f"benchwarden-fork-{uuid.uuid4().hex}"
-        queue = Queue(key, client=self.client)
+        mailbox: queue.Queue[object] = queue.Queue()
+        with self._lock:
+            self._mailboxes[key] = mailbox
         stop_event = Event(stop_event_name(key), client=self.client)
         pin: Pin | None = getattr(self._local, "pin", None)
         pinned_to = pin.worker if pin is not None and pin.worker in self.live_workers() else None
-        future = self.client.submit(run_remote_fork, key, ctx, benchmark, plan, key=key, pure=False,
-                                    resources={self.where.resource: 1},
+        future = self.client.submit(run_remote_fork, key, self._inbox_name, ctx, benchmark, plan, key=key,
+                                    pure=False, resources={self.where.resource: 1},
                                     workers=[pinned_to] if pinned_to else None, allow_other_workers=False)
-        fork = RemoteFork(self, key, future, queue, stop_event, str(benchmark.id), plan.timeout_s,
+        fork = RemoteFork(self, key, future, mailbox, stop_event, str(benchmark.id), plan.timeout_s,
                           pin=pin, pinned_to=pinned_to)
         with self._lock:
             self._running[key] = fork
@@ -134,7 +217,8 @@ class ClusterSession:
         """A fork was stopped (or ended): tell its worker, forget it; its future stays held until the task ends."""
         with self._lock:
             self._running.pop(key, None)
-        if not future.done():
+            self._mailboxes.pop(key, None)
+        if not future.done() and self.scheduler_lost is None:
             stop_event.set()
 
     def _task_done(self, key: str) -> None:
@@ -151,12 +235,15 @@ class ClusterSession:
 
     def close(self, wait_s: float = 30.0) -> None:
         """Wait (bounded) for stopped forks' tasks to end, then disconnect (and stop a LocalCluster we started)."""
-        deadline = time.monotonic() + wait_s
+        deadline = time.monotonic() + (wait_s if self.scheduler_lost is None else 0)
         while time.monotonic() < deadline:
             with self._lock:
                 if not self._inflight:
                     break
             time.sleep(0.05)
+        self._closing.set()
+        if self._dispatcher is not None:
+            self._dispatcher.join(5)
         try:
             self.client.close()
         finally:
@@ -201,12 +288,12 @@ def connect(where: ClusterAddress, worker_wait_s: float = WORKER_WAIT_S,
                                    silence_logs=logging.ERROR)
             client = Client(cluster)
         else:
-            client = Client(where.scheduler, timeout=f"{worker_wait_s:.0f}s")
+            client = Client(where.scheduler, timeout=f"{SCHEDULER_LOST_S:.0f}s")
     except (OSError, TimeoutError) as exc:
         if cluster is not None:
             cluster.close()
         raise ClusterError(f"cluster {where.describe()}: cannot connect: {exc}") from None
-    session = ClusterSession(client, where, cluster)
+    session = ClusterSession(client, where, cluster, log=log)
     try:
         deadline = time.monotonic() + worker_wait_s
         while not session.workers():

@@ -1,10 +1,10 @@
 """The task a dask worker runs for one fork: the suite's own adapter, started on the worker, streamed back.
 
 The worker holds one unit of the fork's resource (``bench=1``) for the whole task, so a benchmark machine runs
-one fork at a time.  It sends ``hello`` (where it runs), one message per iteration and ``end`` through the fork's
-dask ``Queue``; a watcher thread waits on the fork's stop ``Event`` and stops the fork's process group when the
-scheduler-side benchwarden sets it — so dynamic stopping ends a remote fork at an iteration boundary, exactly as
-it ends a local one (the runner decides; the fork just runs until told).
+one fork at a time.  It sends ``hello`` (where it runs), one message per iteration and ``end`` through the
+driver's dask ``Queue`` (tagged with the fork's key); a watcher thread waits on the fork's stop ``Event`` and
+stops the fork's process group when the driver sets it — so dynamic stopping ends a remote fork at an
+iteration boundary, exactly as it ends a local one (the runner decides; the fork just runs until told).
 
 The suite is found at the same path as on the scheduler side (shared filesystem; docs/distributed.md): the
 adapter gets the suite context, benchmark and fork plan the planner made there, built artefacts included.
@@ -42,8 +42,9 @@ def worker_machine() -> dict[str, str]:
             "machine_key": machine_key(machine_identity())}
 
 
-def run_remote_fork(fork_key: str, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> str:
-    """Run one fork here and stream it into the Queue named ``fork_key``; returns how it ended (for the record).
+def run_remote_fork(fork_key: str, inbox: str, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> str:
+    """Run one fork here and stream it into the driver's Queue ``inbox``, each message tagged with ``fork_key``;
+    returns how it ended (for the record).
 
     Never raises for a fork's own failure (that is a message); an exception here means the worker itself could
     not talk to the scheduler.
@@ -51,10 +52,11 @@ def run_remote_fork(fork_key: str, ctx: SuiteContext, benchmark: Benchmark, plan
     from distributed import Event, Queue
 
     attempt = uuid.uuid4().hex
-    queue = Queue(fork_key)
+    queue = Queue(inbox)
     stop = Event(stop_event_name(fork_key))
-    return stream_fork(attempt, lambda m: queue.put(m), stop.is_set, lambda: stop.wait(STOP_POLL_S),
-                       worker_machine(), lambda: get_adapter(ctx.kind).start_fork(ctx, benchmark, plan))
+    return stream_fork(attempt, lambda m: queue.put({**m, "fork": fork_key}), stop.is_set,
+                       lambda: stop.wait(STOP_POLL_S), worker_machine(),
+                       lambda: get_adapter(ctx.kind).start_fork(ctx, benchmark, plan))
 
 
 def stream_fork(attempt: str, send: Callable[[dict[str, Any]], None], stop_is_set: Callable[[], bool],
