@@ -155,6 +155,8 @@ def test_run_spreads_forks_over_both_workers_and_stores_what_a_local_run_stores(
     with open_store(root / ".benchwarden" / "results.db") as store:
         remote, local = store.load_run(payload["run"]), store.load_run(local_payload["run"])
     assert remote.status is RunStatus.COMPLETE and remote.meta.config["cluster"] == two_workers.address
+    # the run's machine (its history key) is the cluster, never the driver's own
+    assert remote.meta.machine["name"] == f"cluster {two_workers.address}" and "name" not in local.meta.machine
     forks = [f for r in remote.results for f in r.forks]
     assert {f.machine["name"] for f in forks} == {"w1", "w2"}  # both workers ran forks
     assert all(f.machine["worker"].startswith("tcp://127.0.0.1:") and f.machine["machine_key"] for f in forks)

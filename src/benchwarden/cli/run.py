@@ -243,12 +243,16 @@ def _suites_from_snapshot(config, snapshot, run_id: int) -> tuple[list[Suite], s
 def _meta(config, suites, cli_filter, toolchain, label, cluster: str | None = None) -> RunMeta:
     """The run's metadata; ``cluster``: where its forks ran (each fork records its worker; the run's machine is
     the one that scheduled them)."""
-    from benchwarden.environment import collect_run_meta
+    from benchwarden.environment import MACHINE_KEY_MAX, collect_run_meta
 
     snapshot = _snapshot(config, suites, cli_filter)
-    if cluster is not None:
-        snapshot["cluster"] = cluster
-    return collect_run_meta(config.root, toolchain=toolchain, config=snapshot, label=label)
+    if cluster is None:
+        return collect_run_meta(config.root, toolchain=toolchain, config=snapshot, label=label)
+    snapshot["cluster"] = cluster
+    meta = collect_run_meta(config.root, toolchain=toolchain, config=snapshot, label=label)
+    # the run's machine is the cluster, not the driver: its history series must not join the driver's own runs
+    # (the forks' machines are stored with each fork; docs/distributed.md)
+    return replace(meta, machine={**meta.machine, "name": f"cluster {cluster}"[:MACHINE_KEY_MAX]})
 
 
 def _report_failed_suites(inv: Invocation, failed) -> None:
