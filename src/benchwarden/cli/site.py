@@ -41,6 +41,7 @@ def build_command(inv: Invocation, out: Path, repo: Path | None, audit_path: Pat
     from benchwarden.cli.history import _default_repo
     from benchwarden.site.build import build_site, prepare_output
     from benchwarden.site.collect import collect
+    from benchwarden.site.methods import reached_methods
     from benchwarden.store import open_store
 
     url = store_url_for(inv)
@@ -49,6 +50,8 @@ def build_command(inv: Invocation, out: Path, repo: Path | None, audit_path: Pat
                                "--store")
     docs = [suite for path in assessments for suite in _assessment(path)]
     methods = _documented_methods(inv)
+    for method, names in reached_methods(docs).items():  # the implicit binding: what assess traced
+        methods[method] = [*methods.get(method, []), *(n for n in names if n not in methods.get(method, []))]
     prepare_output(out)  # before reading anything: an unwritable folder is reported at once
     audit = _audit_tables(audit_path, url) if audit_path is not None else None
     store = open_store(url)

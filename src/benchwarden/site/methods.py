@@ -165,3 +165,23 @@ def documented(methods: Mapping[str, Sequence[str]], latest: Mapping[str, tuple[
     for name, (run, result) in sorted(latest.items()):
         by_family[f"{result.benchmark.id.suite}:{result.benchmark.id.name}"].append((run, result, summaries[name]))
     return {method: {b: by_family.get(b, []) for b in names} for method, names in methods.items()}
+
+
+def reached_methods(assessments: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """The implicit binding: each method of an assessment's K′ bound to the parameterised benchmarks that its tracing
+    saw call it (``assess --json``'s ``reach``: benchmark key -> method -> calls), as ``suite:name``."""
+    out: dict[str, list[str]] = {}
+    for doc in assessments:
+        suite, reach = doc.get("suite"), doc.get("reach")
+        methods = doc.get("methods")
+        selected = set(methods.get("selected", ())) if isinstance(methods, Mapping) else set()
+        if not isinstance(suite, str) or not isinstance(reach, Mapping):
+            continue
+        for key, calls in sorted(reach.items()):
+            if not isinstance(key, str) or "[" not in key or not isinstance(calls, Mapping):
+                continue  # a benchmark without parameters documents no growth
+            bound_name = f"{suite}:{key.split('[', 1)[0]}"
+            for method in calls:
+                if method in selected and bound_name not in out.setdefault(method, []):
+                    out[method].append(bound_name)
+    return out

@@ -226,13 +226,22 @@ def test_an_assessment_document_gets_its_page(synthetic, tmp_path):
 
     made, _, _ = synthetic
     doc = assessment_to_json(campaign(tmp_path, make_suite(tmp_path))[0].run())
+    # the implicit binding: tracing saw the parameterised Parse.parse call lib:a (a K′ method); "fast" has no
+    # parameters, so what it reaches documents no growth
+    doc["suite"] = "wordstat"
+    doc["reach"]["Parse.parse[size=10,mode=fast]"] = {"lib:a": 3, "lib:unselected": 1}
+    assert "lib:b" in doc["reach"]["fast"]
     (tmp_path / "assess.json").write_text(json.dumps({"v": 1, "suites": [doc]}))
     status, _, err = bw("site", "build", "--store", made.path, "-o", str(tmp_path / "s"), "--assessment",
                         str(tmp_path / "assess.json"))
     assert status == 0, err
     page = (tmp_path / "s" / "assessment.html").read_text(encoding="utf-8")
     assert "Detection matrix" in page and 'href="index.html"' in page
-    assert 'href="assessment.html"' in (tmp_path / "s" / "index.html").read_text(encoding="utf-8")
+    index = (tmp_path / "s" / "index.html").read_text(encoding="utf-8")
+    assert 'href="assessment.html"' in index
+    [method_page] = (tmp_path / "s" / "methods").glob("*.html")
+    assert method_page.name.startswith("lib-a-") and "≈ linear in size (O(n))" in method_page.read_text(
+        encoding="utf-8")
 
 
 def test_documented_methods_get_a_fitted_class_per_parameter_and_bad_bindings_are_config_errors(synthetic, tmp_path):
