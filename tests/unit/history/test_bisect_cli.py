@@ -46,3 +46,40 @@ def test_bad_input_is_exit_2_with_the_reason(repo, argv, message):
     assert code == 2, (out, err)
     assert message in err, err
     assert "Traceback" not in err and out == ""
+
+
+def test_json_reports_the_commit_its_evidence_and_every_step(repo, monkeypatch):
+    """The command's own wiring (range, resolution, JSON) with compare sessions replaced by verdicts from a known
+    truth: the last commit is the slow one (the e2e test measures real sessions)."""
+    import json
+
+    from benchwarden.compare.result import BenchmarkComparison, Comparison, SideInfo
+    from benchwarden.compare.verdict import Verdict
+    from benchwarden.history import remeasure as module
+    from benchwarden.model import Direction
+
+    shas = subprocess.run(["git", "-C", str(repo), "rev-list", "--reverse", "HEAD"], check=True, capture_output=True,
+                          text=True).stdout.split()
+    calls = []
+
+    def fake(benchmark, suites, root, base, candidate, store, settings, *, label, listener=None):
+        calls.append((benchmark, base, candidate, label))
+        slower = candidate == shas[2] and base != shas[2]
+        result = BenchmarkComparison("one", "noop", "command", "ns/op", Direction.LOWER_IS_BETTER,
+                                     Verdict.SLOWER if slower else Verdict.UNCHANGED, ratio=1.2 if slower else 1.0,
+                                     ci_low=1.1 if slower else 0.99, ci_high=1.3 if slower else 1.01)
+        comparison = Comparison("revisions", SideInfo("base", base, run_id=7), SideInfo("candidate", candidate,
+                                run_id=8), {}, benchmarks=(result,), machine_time_s=2.5)
+        return module.Remeasured(comparison, result)
+
+    monkeypatch.setattr(module, "remeasure", fake)
+    code, out, err = bw("bisect", "HEAD~2", "HEAD", "--benchmark", "one:noop", "--config",
+                        str(repo / "benchwarden.toml"), "--store", f"sqlite:///{repo / 'store.db'}", "--json", "-q")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert (doc["state"], doc["first_bad"], doc["parent"], doc["subject"], doc["commits"]) == \
+        ("found", shas[2], shas[1], "c2", 2)
+    assert [(s["purpose"], s["base"], s["candidate"], s["verdict"]) for s in doc["steps"]] == \
+        [("premise", shas[0], shas[2], "slower"), ("halving", shas[0], shas[1], "unchanged")]
+    assert doc["evidence"]["ratio"] == 1.2 and doc["machine_time_s"] == 5.0 and doc["steps"][0]["runs"] == [7, 8]
+    assert [c[0] for c in calls] == ["one:noop", "one:noop"] and calls[0][3] == "bisect"
