@@ -153,12 +153,17 @@ def test_an_interrupt_during_a_simultaneous_pair_stops_both_forks_and_keeps_what
     with pytest.raises(CompareInterrupted):
         run_comparison(_sources(tmp_path, "1.01"), store, options, adapter_factory=lambda kind: adapter,
                        listener=Interrupting())
+    fifth = []
     for run_id in (1, 2):
         run = store.load_run(run_id)
         forks = run.results[0].forks
         assert run.status is RunStatus.INTERRUPTED
-        assert [f.index for f in forks if f.message == "interrupted"] == [5]  # the pair's partial forks kept
-        assert len([f for f in forks if f.message != "interrupted"]) == 4
+        assert sorted(f.index for f in forks if f.index != 5 and f.message != "interrupted") == [1, 2, 3, 4]
+        [pair_fork] = [f for f in forks if f.index == 5]  # the pair's forks kept, whatever they measured
+        fifth.append(pair_fork.message)
+    # the side that raised was cut at its 3rd iteration; the other side is stopped too, unless (on a loaded
+    # machine) it had already finished its fork, which then stays complete
+    assert "interrupted" in fifth and set(fifth) <= {"interrupted", None}, fifth
 
 
 def test_nothing_to_compare_is_an_error(tmp_path, store):
