@@ -178,6 +178,66 @@ def test_a_ten_percent_change_partly_undone_is_found_twice_in_instruction_counts
     [series] = json.loads(out)["series"]
     states = [(c["confirmation"]["state"], c["confirmation"]["verdict"]) for c in series["change_points"]]
     assert states == [("confirmed", "slower"), ("confirmed", "faster")], series["change_points"]
+
     print(f"instructions: 13 commits backfilled in {measuring_s:.0f} s; changes x{up:.3f} then x{down:.3f}; "
           f"both confirmed by compare in {confirm_s:.0f} s")
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not on PATH (instruction counts)")
+def test_bisect_finds_the_commit_in_log2_n_plus_2_sound_comparisons(tmp_path, monkeypatch):
+    """The same 14 commits (about +10 % at commit 6, partly undone at commit 10), nothing measured beforehand:
+    `bisect` of commit 0..13 must name commit 6, each step a compare session (instruction counts, 2 pairs: the
+    exact rule settles counts there, docs/metrics.md), in at most ⌈log2 13⌉ + 2 = 6 comparisons."""
+    monkeypatch.delenv("WORDSTAT_SLOW", raising=False)
+    monkeypatch.setenv("BENCHWARDEN_MACHINE", "e2e-history")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "wordstat"
+    config = root / "benchwarden.toml"
+    shas = build_history(root, steps={6: "medium", 10: "small"}, metric="instructions", commits=14)
+    text = config.read_text().replace("iterations = 5 ", "iterations = 2 ")
+    config.write_text(text + "\n[compare]\nmin_forks = 2\n")
+    started = time.monotonic()
+    code, out, err = bw("bisect", shas[0], shas[-1], "--benchmark", BENCHMARK, "--config", str(config), "--quiet")
+    assert code == 0, err
+    bisect_s = time.monotonic() - started
+    assert f"first slower commit: {shas[6]} commit 6" in out, (out, err)
+    steps = [line for line in err.splitlines() if line.startswith(("premise:", "halving:", "second look:"))]
+    verdicts = [line.split("→ ")[1].split()[0] for line in err.splitlines() if "→ " in line]
+    assert 1 <= len(steps) <= 6 and len(verdicts) == len(steps), err
+    assert steps[0].startswith(f"premise: {shas[0][:10]} against {shas[-1][:10]}") and verdicts[0] == "slower"
+    assert all(v in ("slower", "unchanged", "faster") for v in verdicts), err  # every step decided
+    assert "(bound ⌈log2 13⌉ + 2 = 6)" in out
+    print(f"bisect: commit 6 of 13 found in {len(steps)} comparisons, {bisect_s:.0f} s wall; {out.strip()}")
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not on PATH (instruction counts)")
+def test_confirm_refutes_a_change_point_that_the_code_did_not_make(tmp_path, monkeypatch):
+    """A false change point, injected the way real ones are born by accident: commits 4-6 backfilled while the
+    environment switched the slower tokenizer on (``WORDSTAT_SLOW=medium``, about +10 %), the code unchanged.
+    `history` must see the step (it is in the data); `--confirm` re-measures commits 3 and 4 in a clean
+    environment and must refute it."""
+    monkeypatch.delenv("WORDSTAT_SLOW", raising=False)
+    monkeypatch.setenv("BENCHWARDEN_MACHINE", "e2e-history")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "wordstat"
+    config = str(root / "benchwarden.toml")
+    shas = build_history(root, steps={}, metric="instructions", commits=7)
+    quick = ("--config", config, "--filter", FILTER, "--forks", "2", "--iterations", "2", "--quiet")
+    code, out, err = bw("backfill", f"{shas[0]}..{shas[3]}", *quick)
+    assert code == 0, err
+    monkeypatch.setenv("WORDSTAT_SLOW", "medium")
+    code, out, err = bw("backfill", f"{shas[3]}..main", *quick)
+    assert code == 0, err
+    monkeypatch.delenv("WORDSTAT_SLOW")
+    code, out, err = bw("history", "--config", config, "--json")
+    assert code == 0, err
+    [series] = json.loads(out)["series"]
+    assert [(c["before"], c["after"]) for c in series["change_points"]] == [(shas[3], shas[4])], series
+    assert series["change_points"][0]["ratio"] > 1.05
+    code, out, err = bw("history", "--config", config, "--confirm", "--json")
+    assert code == 0, err
+    [series] = json.loads(out)["series"]
+    confirmation = series["change_points"][0]["confirmation"]
+    assert (confirmation["state"], confirmation["verdict"]) == ("refuted", "unchanged"), confirmation
+    assert confirmation["low"] > 1 / 1.03 and confirmation["high"] < 1.03
 
