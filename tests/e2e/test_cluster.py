@@ -1,8 +1,8 @@
 """Forks on a real dask.distributed cluster (issue #18): a `dask scheduler` and two `dask worker --resources bench=1
 --nthreads 1` processes on loopback, started by the test; `run` and `compare` on the Python example over them.
 
-Checked: forks land on both workers and each records its worker; the store holds what a local run of the same
-settings holds, in structure; compare runs each pair's base and candidate fork on the same worker; a worker
+Checked: a worker whose python3 reports another version is warned about before any fork; forks land on both
+workers and each records its worker; the store holds what a local run of the same settings holds, in structure; compare runs each pair's base and candidate fork on the same worker; a worker
 killed (SIGKILL) mid-fork loses only that fork — kept as LOST with its iterations, run again on the other worker —
 and the run completes with every completed fork kept.  The Python example is the fastest to prepare (no build);
 iteration times are short and fork counts small, so the module runs in about a minute on a loaded 2-core machine.
@@ -45,14 +45,14 @@ class Cluster:
         self.procs: dict[str, subprocess.Popen] = {}
         self.address = ""
 
-    def _start(self, name: str, argv: list[str]) -> subprocess.Popen:
+    def _start(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
         log = open(self.folder / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
-        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
         log.close()
         self.procs[name] = proc
         return proc
 
-    def start(self, workers: tuple[str, ...]) -> None:
+    def start(self, workers: tuple[str, ...], env: dict[str, dict[str, str]] | None = None) -> None:
         self.file.unlink(missing_ok=True)
         self._start("scheduler", [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                                   "--scheduler-file", str(self.file)])
@@ -61,7 +61,7 @@ class Cluster:
         for name in workers:
             self._start(name, [str(DASK), "worker", "--scheduler-file", str(self.file), "--host", "127.0.0.1",
                                "--nthreads", "1", "--resources", "bench=1", "--no-nanny", "--no-dashboard",
-                               "--name", name])
+                               "--name", name], env=(env or {}).get(name))
         assert eventually(lambda: self.registered() == set(workers), 90), self.log(*workers)
 
     def registered(self) -> set[str]:
@@ -74,7 +74,8 @@ class Cluster:
         return "\n".join((self.folder / f"{n}.log").read_text(errors="replace")[-3000:] for n in names)
 
     def children(self, name: str) -> list[int]:
-        """Live processes whose parent is the named worker (the forks it started)."""
+        """Live forks the named worker started: its child processes running the asv worker (not the toolchain
+        probe's `python3 --version`, which runs before any fork)."""
         pid = self.procs[name].pid
         found = []
         for p in live_processes():
@@ -82,7 +83,7 @@ class Cluster:
                 ppid = int(Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
             except (OSError, ValueError, IndexError):
                 continue
-            if ppid == pid:
+            if ppid == pid and any(a.endswith("asv_worker.py") for a in p.argv):
                 found.append(p.pid)
         return found
 
@@ -98,12 +99,12 @@ class Cluster:
                 proc.wait(10)
 
 
-def _cluster(tmp_path_factory, name: str, workers: tuple[str, ...]):
+def _cluster(tmp_path_factory, name: str, workers: tuple[str, ...], env: dict[str, dict[str, str]] | None = None):
     if not DASK.exists():
         pytest.fail(f"{DASK} is missing: dask and distributed are dependencies of benchwarden (pyproject.toml)")
     cluster = Cluster(tmp_path_factory.mktemp(name))
     try:
-        cluster.start(workers)
+        cluster.start(workers, env)
         yield cluster
     finally:
         cluster.stop()
@@ -111,7 +112,14 @@ def _cluster(tmp_path_factory, name: str, workers: tuple[str, ...]):
 
 @pytest.fixture(scope="module")
 def two_workers(tmp_path_factory):
-    yield from _cluster(tmp_path_factory, "cluster", ("w1", "w2"))
+    """w2's python3 claims another version when asked (and runs forks as the real one): its toolchain is odd."""
+    shim = tmp_path_factory.mktemp("odd-python")
+    real = shutil.which("python3")
+    (shim / "python3").write_text(f'#!/bin/sh\n[ "$1" = --version ] && {{ echo "Python 3.0.0"; exit 0; }}\n'
+                                  f'exec "{real}" "$@"\n', encoding="utf-8")
+    (shim / "python3").chmod(0o755)
+    odd = {**os.environ, "PATH": f"{shim}{os.pathsep}{os.environ.get('PATH', '')}"}
+    yield from _cluster(tmp_path_factory, "cluster", ("w1", "w2"), env={"w2": odd})
 
 
 @pytest.fixture
@@ -150,6 +158,8 @@ def test_run_spreads_forks_over_both_workers_and_stores_what_a_local_run_stores(
     root = _example(tmp_path)
     status, payload, err = _cli(root, "run", *RUN, "--cluster", two_workers.address)
     assert status == 0, err
+    # asked before any fork: w2's python3 is not like w1's (two workers: both named, neither is the majority)
+    assert "warning: cluster" in err and "worker w2" in err and "'Python 3.0.0'" in err, err
     local_status, local_payload, err = _cli(root, "run", *RUN)
     assert local_status == 0, err
     with open_store(root / ".benchwarden" / "results.db") as store:

@@ -54,3 +54,9 @@ def cluster_session(cli_value: str | None, config: "Config | None", err_console:
         session.close()
         if session.scheduler_lost is not None and quiet:  # said already unless quiet; the cause of the interrupt
             err_console.print(visible(session.scheduler_lost), markup=False, highlight=False)
+
+
+def warn_odd_toolchains(session: "ClusterSession", contexts: list[Any], err_console: Any) -> None:
+    """Before any fork: a warning per worker whose toolchain differs from the others' (printed even with -q)."""
+    for line in session.toolchain_report(contexts):
+        err_console.print(visible(f"warning: {line}"), markup=False, highlight=False)

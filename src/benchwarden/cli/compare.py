@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from benchwarden.cli.cluster_access import cluster_option, cluster_session, wants_cluster
+from benchwarden.cli.cluster_access import cluster_option, cluster_session, wants_cluster, warn_odd_toolchains
 from benchwarden.cli.common import (
     ExitStatus,
     FiniteFloatRange,
@@ -137,6 +137,7 @@ def compare_command(inv: Invocation, base, candidate, runs, against, artifacts, 
                 if session is None:
                     comparison = run_comparison(sources, store, options, listener=listener)
                 else:  # pairs on the workers at once, the two forks of a pair on one worker
+                    warn_odd_toolchains(session, [s.context for s in suites], inv.err_console)
                     comparison = run_comparison(sources, store, options, listener=listener,
                                                 adapter_factory=session.adapter_factory,
                                                 concurrency=session.fork_slots, pair_scope=session.same_worker,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from benchwarden.cli.cluster_access import cluster_option, cluster_session
+from benchwarden.cli.cluster_access import cluster_option, cluster_session, warn_odd_toolchains
 from benchwarden.cli.common import (
     ExitStatus,
     Invocation,
@@ -134,6 +134,7 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
         with run_progress(inv.err_console, quiet) as progress, \
                 cluster_session(cluster, config, inv.err_console, quiet) as session:  # stderr, also under --json
             if session is not None:  # forks on the cluster's workers, one benchmark per worker at a time
+                warn_odd_toolchains(session, [s.context for s in suites], inv.err_console)
                 plan = plan_run(suites, cli_filter, adapter_factory=session.adapter_factory, listener=progress)
                 runner = Runner(store, progress, concurrency=session.fork_slots, on_interrupt=session.interrupt)
             else:

@@ -148,6 +148,19 @@ class ClusterSession:
                 self._closing.wait(wait_s)
                 wait_s = min(POLL_MAX_S, wait_s * 2)
 
+    def toolchain_report(self, contexts: list[SuiteContext]) -> list[str]:
+        """Ask every fork-running worker for the suites' tool versions (:mod:`.toolchain`); a line for each odd
+        one out.  Called before the first fork is submitted."""
+        from benchwarden.cluster.toolchain import odd_workers, probe, tool_commands
+
+        commands = tool_commands(contexts)
+        workers = {w.address: w.name for w in self.workers()}
+        if not commands or len(workers) < 2:
+            return []
+        answers = self.client.run(probe, commands, workers=list(workers))
+        return [f"cluster {self.where.describe()}: {line}" for line in odd_workers(
+            {f"{workers.get(a, a)} ({a})" if workers.get(a, a) != a else a: v for a, v in answers.items()})]
+
     # -- forks -----------------------------------------------------------------------------------
 
     def adapter_factory(self, kind: str) -> Adapter:
