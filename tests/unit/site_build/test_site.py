@@ -289,3 +289,21 @@ def test_the_audit_of_a_jmh_project_gets_its_page(synthetic, tmp_path):
     status, _, err = bw("site", "build", "--store", made.path, "-o", str(tmp_path / "t"), "--audit",
                         str(tmp_path / "missing"))
     assert status == 2 and "does not exist" in err
+
+
+def test_the_same_site_from_a_postgresql_store(pg_cluster, synthetic, tmp_path):
+    """The store API only: a PostgreSQL store with the same runs gives the same pages (the throwaway server of
+    tests/support/postgres.py)."""
+    made, data, _ = synthetic
+    url = pg_cluster.url(pg_cluster.create_database())
+    make_store(url, n_benchmarks=10, commits=COMMITS)
+    with open_store(url) as store:
+        from_pg = collect(store, None)
+    assert [len(h.series.points) for h in from_pg.histories] == [len(h.series.points) for h in data.histories]
+    assert [[c.test.index for c in h.changes] for h in from_pg.histories] == \
+        [[c.test.index for c in h.changes] for h in data.histories]
+    assert [c.comparison.gate for c in from_pg.comparisons] == ["regression"]
+    status, out, err = bw("site", "build", "--store", url, "-o", str(tmp_path / "s"))
+    assert status == 0, err
+    assert sorted(p.name for p in (tmp_path / "s" / "benchmarks").glob("*.html")) == \
+        sorted(f"{pages.slug(str(b.id))}.html" for b in made.benchmarks)
