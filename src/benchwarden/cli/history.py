@@ -18,6 +18,9 @@ from benchwarden.cli.store_access import store_for
 @click.option("--repo", type=click.Path(path_type=Path, file_okay=False, exists=True),
               help="git work tree whose history orders the commits (default: the config file's folder, else the "
                    "working directory).")
+@click.option("--metric", "metric_name", metavar="NAME",
+              help="The series of a secondary metric instead of the primary one: allocs, bytes, mem.peak, ... "
+                   "(docs/metrics.md).")
 @click.option("--alpha", type=FiniteFloatRange(1e-9, 0.1), default=0.001, show_default=True,
               help="Significance level of a change point (its interval is at 1 - alpha).")
 @click.option("--markdown", "markdown_path", type=click.Path(path_type=Path, dir_okay=False),
@@ -28,7 +31,7 @@ from benchwarden.cli.store_access import store_for
               help="Re-measure each change point found on this machine: `compare` of its two commits (interleaved, "
                    "sequential verdict); marks it confirmed, refuted or inconclusive.")
 def history_command(inv: Invocation, benchmarks: tuple[str, ...], machines: tuple[str, ...], repo: Path | None,
-                    alpha: float, markdown_path: Path | None, html_path: Path | None, confirm: bool) -> int:
+                    metric_name: str | None, alpha: float, markdown_path: Path | None, html_path: Path | None, confirm: bool) -> int:
     """Show each benchmark's series per machine in commit order, and the change points found in it.
 
     BENCHMARK is `suite:key` or a key (default: every benchmark; --suite and --filter narrow it). A change
@@ -43,6 +46,7 @@ def history_command(inv: Invocation, benchmarks: tuple[str, ...], machines: tupl
     from benchwarden.runner.engine import compile_filters
 
     keep_key = compile_filters(inv.filter)
+    view = _view(metric_name, confirm)
 
     def keep(name: str) -> bool:
         suite, _, key = name.partition(":")
@@ -62,7 +66,8 @@ def history_command(inv: Invocation, benchmarks: tuple[str, ...], machines: tupl
             known = {**known, **from_git}
         else:
             notes.append(f"{root} is not a git work tree: commits are placed by what the store knows")
-        series = build_series(stored, store.load_run, known, keep)
+        series = build_series(stored, store.load_run, known, keep, view,
+                              skipped=lambda name, why: notes.append(f"{name}: {why}"))
     if inv.suite:
         present = {s.benchmark.partition(":")[0] for s in series}
         missing = [name for name in inv.suite if name not in present]
@@ -116,6 +121,22 @@ def _write(path: Path, data: bytes) -> None:
         path.write_bytes(data)
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _view(metric_name: str | None, confirm: bool):
+    """The series' metric: the primary one, or the secondary metric ``--metric`` names (a usage error otherwise)."""
+    from benchwarden.history.series import primary_view, secondary_view
+    from benchwarden.metrics.catalog import SECONDARY
+
+    if metric_name is None:
+        return primary_view
+    judged = sorted(name for name, m in SECONDARY.items() if m.judged)
+    if metric_name not in judged:
+        raise click.UsageError(f"--metric {metric_name}: not a secondary metric benchwarden judges "
+                               f"(one of: {', '.join(judged)}; the primary metric is the default)")
+    if confirm:
+        raise click.UsageError("--confirm re-measures change points of the primary metric; not with --metric")
+    return secondary_view(metric_name)
 
 
 def _confirm(inv: Invocation, histories: list, root: Path, notes: list[str]) -> dict:

@@ -29,9 +29,9 @@ def series_table(histories: Sequence[SeriesHistory], title: str | None = None) -
     for h in histories:
         s = h.series
         finite = 0 < h.level.low and math.isfinite(h.level.high)
-        bounds = sorted(from_ns_per_op(v, s.unit) for v in (h.level.low, h.level.high)) if finite else []
+        bounds = sorted(_display(v, s) for v in (h.level.low, h.level.high)) if finite else []
         model.add([visible(s.benchmark), visible(s.machine_key), str(len(s.points)),
-                   fmt_number(from_ns_per_op(h.level.point, s.unit)),
+                   fmt_number(_display(h.level.point, s)),
                    f"[{fmt_number(bounds[0])}, {fmt_number(bounds[1])}]" if bounds else "n/a", visible(s.unit),
                    fmt_percent(h.detection.runs.noise), str(len(h.changes))],
                   style="bold" if h.changes else None)
@@ -52,10 +52,28 @@ def changes_table(histories: Sequence[SeriesHistory], title: str | None = None,
         for c in h.changes:
             t = c.test
             cells = [visible(h.series.benchmark), f"{c.before.commit[:SHORT_SHA]}..{c.after.commit[:SHORT_SHA]}",
-                     "slower" if t.ratio.point > 1 else "faster", fmt_ratio(t.ratio.point),
+                     _direction(h.series.metric, t.ratio.point), fmt_ratio(t.ratio.point),
                      fmt_interval(t.ratio.low, t.ratio.high), fmt_p(t.p_value), f"{t.runs_before}+{t.runs_after}",
                      visible(c.after.subject or "")]
             if confirmations is not None:
                 cells.insert(3, confirmations.get((h.series.benchmark, h.series.machine_key, c.after.commit), "-"))
             model.add(cells, style="bold red" if t.ratio.point > 1 else "green")
     return model
+
+
+PRIMARY_METRICS = ("time", "cpu", "instructions")
+
+
+def _display(value: float, series) -> float:
+    """A level in the series' own unit: primary metrics are ns/op inside (ops/s shown as such); a secondary
+    metric's values are its own, inverted when higher is better (history/series.py)."""
+    if series.metric in PRIMARY_METRICS:
+        return from_ns_per_op(value, series.unit)
+    return 1.0 / value if series.direction == "higher" and value else value
+
+
+def _direction(metric: str, ratio: float) -> str:
+    """slower/faster for the time-like primary metrics, worse/better for the others (a step up is worse)."""
+    if metric in PRIMARY_METRICS:
+        return "slower" if ratio > 1 else "faster"
+    return "worse" if ratio > 1 else "better"
