@@ -39,7 +39,7 @@ def commit_intervals(log_forks: Sequence[float], confidence: float = 0.95) -> tu
 
 
 def series_plot(h: SeriesHistory) -> str:
-    """Commit index on x (short shas as labels), ns/op on y: each commit's mean with its 95 % interval, each
+    """Commit index on x (short shas as labels), the series' unit on y: each commit's mean with its 95 % interval, each
     segment's level as a line, each change point as a dashed line labelled with its ratio."""
     points = h.series.points
     stats = [commit_intervals(p.log_forks) for p in points]
@@ -66,7 +66,7 @@ def series_plot(h: SeriesHistory) -> str:
         ax.set_xticks(xs[::step], [visible(p.commit[:7]) for p in points[::step]], rotation=45, fontsize=7)
         ax.set_xlim(-0.8, len(points) - 0.2)
         ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:,.4g}"))
-        ax.set_ylabel(f"{h.series.metric} (ns/op)")
+        ax.set_ylabel(f"{h.series.metric} ({visible(h.series.unit)})")
         ax.set_xlabel(f"commit ({h.series.ordered_by} order)")
         return plots.figure_to_svg(fig)
 

@@ -23,6 +23,7 @@ from benchwarden.model import (
     RunMeta,
     RunStatus,
 )
+from benchwarden.report import plots
 from benchwarden.store import open_store
 
 MACHINE_A = {"name": "ci-a", "cpu": "AMD EPYC", "cores": "2"}
@@ -209,6 +210,27 @@ def test_a_series_of_one_commit_has_no_interval_and_valid_json(tmp_path, repo, m
     code, out, err = cli("history", "--store", str(path), "--repo", str(root))
     assert code == 0, err
     assert "n/a" in out and "no change points" in out
+
+
+def test_the_html_plot_labels_its_axis_with_the_series_unit(tmp_path, repo, monkeypatch):
+    """An instruction-count series is plotted in instr/op, not ns/op (found in a trial on gin's history)."""
+    root, shas = repo
+    counted = Benchmark(BenchmarkId("suite", "route"), mode="go", unit="instr/op", metric="instructions")
+    path = tmp_path / "results.db"
+    with open_store(path) as s:
+        for i in range(5):
+            s.import_run(run(shas[i], 1_700_000_000 + i, MACHINE_A, {counted: 444.0, PARSE: 1000.0}, seed=i))
+    labels = []
+    real = plots.figure_to_svg
+
+    def keep_label(fig):
+        labels.append(fig.axes[0].get_ylabel())
+        return real(fig)
+
+    monkeypatch.setattr(plots, "figure_to_svg", keep_label)
+    code, _, err = cli("history", "--store", str(path), "--repo", str(root), "--html", str(tmp_path / "h.html"))
+    assert code == 0, err
+    assert sorted(labels) == ["instructions (instr/op)", "time (ns/op)"]
 
 
 @pytest.mark.parametrize("claimed, verdict, low, high, state", [
