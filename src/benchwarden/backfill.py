@@ -70,14 +70,19 @@ def snapshot(suites: Sequence[Suite], cli_filter: str | None, config_path: Path,
 
 def already_measured(stored: Iterable[StoredRun], machine_key: str, suites: Sequence[Suite],
                      cli_filter: str | None) -> dict[str, int]:
-    """Commit → id of a complete clean run on this machine with the same suites and filter (the latest)."""
+    """Commit → id of a complete clean run on this machine with the same suites and filter (the latest).
+
+    Only ``run`` and ``backfill`` runs count: a ``compare`` session's run (``bisect``'s steps, ``history
+    --confirm``) measured the benchmarks the session chose, often one, so it records no filter of its own.
+    """
     names = sorted(s.name for s in suites)
     found: dict[str, int] = {}
     for run in stored:
         config = run.meta.config if isinstance(run.meta.config, Mapping) else {}
         suites_there = config.get("suites")
         if (run.machine_key == machine_key and run.status is RunStatus.COMPLETE and run.meta.dirty is False
-                and run.meta.commit and config.get("filter") == cli_filter
+                and run.meta.commit and "compare" not in config and "filter" in config
+                and config["filter"] == cli_filter
                 and isinstance(suites_there, Mapping) and sorted(suites_there) == names):
             found[run.meta.commit] = run.id
     return found

@@ -48,9 +48,13 @@ def test_every_nth_counts_back_from_the_tip():
     assert thinned(commits, 100) == ["c7"]
 
 
-def stored(run_id, commit, *, key="m", status=RunStatus.COMPLETE, dirty=False, filter_=None, suites=("s",)):
+def stored(run_id, commit, *, key="m", status=RunStatus.COMPLETE, dirty=False, filter_=None, suites=("s",),
+           compare=False):
+    config = {"filter": filter_, "suites": {name: {} for name in suites}}
+    if compare:  # the snapshot a compare session stores (bisect's steps): no filter, the session's settings
+        config = {"compare": {"role": "candidate", "source": "revisions"}, "suites": config["suites"]}
     meta = RunMeta(created_at=0.0, tool_version="0", commit=commit, dirty=dirty, machine={}, toolchain={},
-                   config={"filter": filter_, "suites": {name: {} for name in suites}})
+                   config=config)
     return StoredRun(run_id, meta, status, key)
 
 
@@ -59,7 +63,8 @@ def test_only_a_complete_clean_run_on_this_machine_with_the_same_suites_and_filt
     suites = list(load_config(tmp_path / "benchwarden.toml").suites.values())
     runs = [stored(1, "a"), stored(2, "b", key="other"), stored(3, "c", status=RunStatus.INTERRUPTED),
             stored(4, "d", dirty=True), stored(5, "e", filter_="x"), stored(6, "f", suites=("s", "t")),
-            stored(7, "a")]
+            stored(7, "a"), stored(8, "g", compare=True)]
+    # run 8 is a bisect step: one benchmark of the suite, chosen by the session (found in a trial on gin)
     assert already_measured(runs, "m", suites, None) == {"a": 7}
     assert already_measured(runs, "m", suites, "x") == {"e": 5}
 
