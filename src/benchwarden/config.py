@@ -132,8 +132,17 @@ class _Strict(BaseModel):
 
 
 class RangeModel(_Strict):
+    """``{ min = A, max = B }``, or one whole number N for ``{ min = N, max = N }`` (as ``--forks N`` means)."""
+
     min: int = Field(ge=0, le=MAX_COUNT)
     max: int = Field(ge=0, le=MAX_COUNT)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_number(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return {"min": value, "max": value}
+        return value
 
     @model_validator(mode="after")
     def _ordered(self) -> "RangeModel":
@@ -617,6 +626,8 @@ def _config_error(exc: ValidationError, path: Path, table: str | None = None) ->
         msg = "unknown key"
     elif first["type"] == "missing":
         msg = "required key is missing"
+    elif first["type"] == "model_type" and "RangeModel" in first["msg"]:
+        msg = f"expected a whole number or {{ min = A, max = B }}, got {first['input']!r}"
     more = len(exc.errors()) - 1
     if more:
         msg += f" (and {more} more problem{'s' if more > 1 else ''})"

@@ -135,6 +135,9 @@ def test_command_sections_are_validated_by_their_owner(tmp_path):
     ("iterations = 2.5", "iterations", "valid integer"),
     ("iterations = 10000000000000000000", "iterations", "less than or equal to 1000000"),
     ("forks = { min = 1, max = 1.5 }", "forks.max", "valid integer"),
+    ("forks = 2.5", "forks", "expected a whole number or { min = A, max = B }, got 2.5"),
+    ('forks = "3"', "forks", "expected a whole number or { min = A, max = B }, got '3'"),
+    ("forks = -1", "forks.min", "greater than or equal to 0"),
     ("warmup = { min = -1, max = 2 }", "warmup.min", "greater than or equal to 0"),
     ("criteria = { cv = { threshold = nan } }", "criteria", "finite"),
     ("criteria = { cv = { threshold = inf } }", "criteria", "finite"),
@@ -289,3 +292,9 @@ def test_settings_snapshots_round_trip(tmp_path):
     assert RunSettings.from_dict(settings.to_dict()) == settings
     old = RunSettings.from_dict({})  # a snapshot of an older version: the defaults, and the CV those versions used
     assert [c.name for c in old.criteria] == ["cv"] and old.warmup_max == RunSettings().warmup_max
+
+
+def test_a_whole_number_is_a_range_of_one_value(tmp_path):
+    path = _write(tmp_path, '[defaults]\nforks = 3\nwarmup = 0\n[suites.x]\nkind = "jmh"\n')
+    settings = load_config(path).suites["x"].settings
+    assert (settings.forks_min, settings.forks_max, settings.warmup_min, settings.warmup_max) == (3, 3, 0, 0)

@@ -79,14 +79,11 @@ def bisect_command(inv: Invocation, good: str, bad: str, benchmark: str, min_cha
                 why = r.message if r is not None and r.message else "not measured in both commits"
                 raise BenchwardenError(f"bisect: {benchmark} at {base[:10]}..{candidate[:10]}: {why}")
             return Step(purpose, base, candidate, r.verdict, r.ratio, r.ci_low, r.ci_high, done.runs,
-                        done.comparison.machine_time_s)
+                        done.comparison.machine_time_s, rule=_rule(r))
 
         def said(step: Step) -> None:
-            interval = f" [{step.low:.3f}, {step.high:.3f}]" if step.low is not None and step.high is not None \
-                else ""
-            ratio = f"×{step.ratio:.3f}{interval}" if step.ratio is not None else "no ratio"
-            inv.err_console.print(f"  → {step.verdict.value} {ratio}, {format_duration(step.machine_time_s)}",
-                                  markup=False, highlight=False)
+            inv.err_console.print(f"  → {step.verdict.value} {step.shown_ratio}, "
+                                  f"{format_duration(step.machine_time_s)}", markup=False, highlight=False)
 
         outcome = bisect(good_sha, [sha for sha, _ in commits], judge, on_step=said)
     if inv.json:
@@ -101,10 +98,7 @@ def bisect_command(inv: Invocation, good: str, bad: str, benchmark: str, min_cha
         evidence = outcome.evidence
         ratio = ""
         if evidence is not None and evidence.ratio is not None:
-            ratio = f"; ×{evidence.ratio:.3f}"
-            if evidence.low is not None and evidence.high is not None:
-                ratio += f" [{evidence.low:.3f}, {evidence.high:.3f}]"
-            ratio += f" ({evidence.candidate[:10]} against {evidence.base[:10]})"
+            ratio = f"; {evidence.shown_ratio} ({evidence.candidate[:10]} against {evidence.base[:10]})"
         console.print(visible(f"first slower commit: {outcome.first_bad} {subjects.get(outcome.first_bad, '')}"),
                       markup=False, highlight=False)
         console.print(visible(f"{benchmark}{ratio}; {steps}; {time_taken}"), markup=False, highlight=False)
@@ -117,3 +111,11 @@ def bisect_command(inv: Invocation, good: str, bad: str, benchmark: str, min_cha
                               f"comparisons stayed inconclusive at this budget (raise --max-forks or [compare] "
                               f"max_forks); {steps}; {time_taken}"), markup=False, highlight=False)
     return ExitStatus.OK
+
+
+def _rule(result) -> str:
+    """``exact`` when instruction counts were decided by the exact rule (compare/analysis.py: the counts agreed
+    within their tolerance; otherwise it notes "judged as a measured quantity" and the interval decided)."""
+    if result.metric != "instructions" or any("measured quantity" in w for w in result.warnings):
+        return "interval"
+    return "exact"

@@ -199,7 +199,7 @@ def _print(inv: Invocation, histories: list, notes: list[str], alpha: float, con
         changes = changes_table(histories, "change points", _states(confirmations) if confirmations else None)
         if changes.rows:
             console.print(to_rich(changes))
-            console.print(f"commits: the change lies in this git range; ratio: new/old time per op with its "
+            console.print(f"commits: the change lies in this git range; ratio: new/old value per op with its "
                           f"{1 - alpha:.1%} interval; n: commits tested before+after.", style="dim")
         else:
             console.print("no change points")

@@ -43,11 +43,22 @@ class Step:
     high: float | None
     runs: tuple[int | None, int | None]
     machine_time_s: float
+    rule: str = "interval"  # "exact": instruction counts, decided by the exact rule (the interval is for the record)
+
+    @property
+    def shown_ratio(self) -> str:
+        """The ratio as the terminal shows it: with its interval when the interval decided, else with the rule."""
+        if self.ratio is None:
+            return "no ratio"
+        if self.rule == "exact":
+            return f"×{self.ratio:.3f} (exact rule on instruction counts)"
+        interval = f" [{self.low:.3f}, {self.high:.3f}]" if self.low is not None and self.high is not None else ""
+        return f"×{self.ratio:.3f}{interval}"
 
     def to_json(self) -> dict[str, object]:
         return {"purpose": self.purpose, "base": self.base, "candidate": self.candidate,
                 "verdict": self.verdict.value, "ratio": self.ratio, "low": self.low, "high": self.high,
-                "runs": list(self.runs), "machine_time_s": round(self.machine_time_s, 3)}
+                "rule": self.rule, "runs": list(self.runs), "machine_time_s": round(self.machine_time_s, 3)}
 
 
 @dataclass(frozen=True)

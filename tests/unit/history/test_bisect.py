@@ -126,3 +126,11 @@ def test_seeded_searches_find_the_commit_and_are_never_wrong_more_than_rarely(st
     assert found / runs >= found_at_least, (found, wrong)
     assert wrong / runs <= 0.02, (found, wrong)
     assert within >= within_at_least * (found + wrong)
+
+
+def test_a_step_decided_by_the_exact_rule_does_not_show_the_interval_kept_for_the_record():
+    interval = Step("halving", "a", "b", S, 1.103, 1.06, 1.15, (1, 2), 3.0)
+    exact = Step("halving", "a", "b", S, 1.103, 0.80, 1.52, (1, 2), 3.0, rule="exact")
+    assert interval.shown_ratio == "×1.103 [1.060, 1.150]"
+    assert exact.shown_ratio == "×1.103 (exact rule on instruction counts)" and "0.800" not in exact.shown_ratio
+    assert exact.to_json()["rule"] == "exact"
