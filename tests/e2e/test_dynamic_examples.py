@@ -72,7 +72,9 @@ def check_stopping(stopping: dict, stable_keys: list[str], noisy_key: str, itera
         assert b["saved_vs_static"] == pytest.approx(1 - b["iterations"] / static_iterations)
     # the noisy one's forks disagree (or its level wanders): it never stops as "stable" without a warning
     noisy = by_key[noisy_key]
-    assert noisy["fork_reason"] in ("maximum-reached", "unsettled") and noisy["warnings"], noisy["fork_reason"]
+    assert noisy["fork_reason"] in ("maximum-reached", "unsettled") and noisy["warnings"], \
+        (noisy["fork_reason"], noisy["warnings"], noisy.get("decisions"),
+         [{k: v for k, v in f.items() if k != "values"} for f in noisy["forks"]])  # all of it, if it ever happens
     totals = stopping["totals"]
     assert 0.0 < totals["saved_vs_static"] < 1.0
     assert totals["static_s"] == pytest.approx(len(stopping["benchmarks"]) * static_iterations * iteration_s)

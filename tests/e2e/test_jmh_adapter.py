@@ -209,7 +209,9 @@ def test_environment_and_jvm_args_reach_the_benchmark_jvm(adapter, example):
     ctx, _, benchmarks = example
     ctx = replace(ctx, jvm_args=("-Xmx256m",), env={"FROM_SUITE": "s"})
     fork = adapter.start_fork(ctx, benchmarks["wordstat.bench.TopKBench.topK"],
-                              plan(2, env={"WORDSTAT_SLOW": "1"}, jvm_args=("-Dwordstat.slow=true",)))
+                              plan(30, env={"WORDSTAT_SLOW": "1"}, jvm_args=("-Dwordstat.slow=true",)))
+    # 30 iterations: the benchmark JVM must still be running when the first result arrives (with 2, a loaded
+    # machine once let it exit before /proc/PID/environ was read)
     for _ in fork:
         proc = benchmark_jvm_proc(fork)
         environ = proc.joinpath("environ").read_bytes().split(b"\0")

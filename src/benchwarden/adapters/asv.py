@@ -503,6 +503,8 @@ class WorkerFork:
         returncode = self._process.wait(timeout=EXIT_WAIT_S)
         if self._stopped:
             return
+        if returncode is not None:
+            self._process.drained()  # its stderr (the output tail of any failure) read to the end
         if returncode is None:
             raise self._fail("crashed", "the worker closed its output but did not exit")
         if outcome is not None and outcome.skip is not None:

@@ -332,6 +332,7 @@ class GoFork:
         if failure is None and returncode is None:
             failure = "the test binary closed its output but did not exit"
         if failure is not None:
+            self._proc.drained()  # the panic is on stderr, which may be read after stdout's end
             self._fail("crashed", _with_cause(failure, self.output_tail()))
         if results == 0:
             self._fail("no-results", f"the test binary printed no result for {self._full_name}")

@@ -209,6 +209,14 @@ class ManagedProcess:
         with self._tail_lock:
             return "\n".join(self._tail)
 
+    def drained(self, timeout_s: float = 2.0) -> None:
+        """Wait (at most ``timeout_s``) until every pipe has been read to its end, so that :meth:`tail` holds the
+        last words of a process that exited: stdout's end comes first, and a panic written to a separate stderr
+        may still be in its pipe (a loaded machine showed it)."""
+        deadline = time.monotonic() + timeout_s
+        for reader in self._readers:
+            reader.join(timeout=max(0.0, deadline - time.monotonic()))
+
     def terminate(self, grace_s: float = 3.0) -> None:
         """SIGKILL the whole process group, reap it, and close the pipes. Idempotent.
 
