@@ -10,6 +10,7 @@ import pytest
 from benchwarden.model import Benchmark, BenchmarkId
 from benchwarden.store import open_store
 from tests.e2e.cdp_pipe import Browser, chromium
+from tests.e2e.test_compare_report_browser import SVG_SIZES
 from tests.unit.compare.comparison_samples import EVIL
 from tests.unit.history.test_history_cli import MACHINE_A, PARSE, cli, repo, run  # noqa: F401 (fixture)
 
@@ -18,8 +19,6 @@ pytestmark = [pytest.mark.e2e,
                                                             "installs it when run as root)")]
 
 HOSTILE = Benchmark(BenchmarkId("suite", EVIL), mode="go", unit="ns/op")
-SVG_SIZES = "JSON.stringify([...document.querySelectorAll('svg')].map(s => {const r = s.getBoundingClientRect();" \
-            " return [r.width, r.height];}))"
 
 
 def test_history_report_plots_every_series_offline_and_keeps_names_as_text(tmp_path, repo):  # noqa: F811

@@ -13,7 +13,7 @@ measurement iterations, mapped by :mod:`benchwarden.metrics.catalog`) is judged 
   more than its tolerance (Go's instructions when garbage collection runs a different number of times)
   is **separated** when, with at least 3 forks per version, every candidate fork lies beyond every base
   fork by more than twice that spread (worse/better; under A/A with 3 forks per side this happens in
-  0.10–0.16 % of draws for normal, t₃ and lognormal noise, seeded, ``test_metrics_rules.py``); otherwise it
+  0.10–0.15 % of draws for normal, t₃ and lognormal noise, ``benchmarks/history_rules_simulation.py``); otherwise it
   is judged as **noisy**, with the count's tolerance as the change that matters, and the result says so.
 * **noisy** (CPU time, wall time, peak RSS, CPU user/sys, a harness's other figures): the time
   verdict's own rule, :func:`benchwarden.compare.verdict.judge`, on the metric's fork-structured

@@ -212,7 +212,7 @@ def test_instructions_that_vary_more_than_their_tolerance_keep_the_time_verdict(
 def test_a_count_apart_by_twice_its_spread_is_separated_and_aa_almost_never_is(shape):
     """Counts that vary beyond their tolerance (Go's instructions with garbage collection), 3 forks per version:
     'every candidate fork beyond every base fork by twice the larger spread' under A/A in 20,000 seeded draws
-    per noise shape: at most 0.3 % (the rule's docstring: 0.10-0.16 %); and a +1.9 % change with forks spread
+    per noise shape: at most 0.3 % (benchmarks/history_rules_simulation.py: 0.10-0.15 %); and a +1.9 % change with forks spread
     like the measured Go alloc version (sd 0.1 % / 0.19 %: range 0.54 % over 8 forks) is found at least 97 %."""
     rng = np.random.default_rng(7)
 
