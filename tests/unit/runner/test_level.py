@@ -5,7 +5,8 @@
   other forks' warmup back until after it;
 * a measurement taken while the level still moves is measured again;
 * fork means that trend are not "stable";
-* precision scales with the benchmark's own fork-to-fork noise.
+* precision scales with the benchmark's own fork-to-fork noise, and forks that agree by chance while their
+  iterations scatter widely are not precise.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from scipy import stats as sps
 from benchwarden.config import CRITERION_DEFAULTS
 from benchwarden.replay import ReplayConfig, simulate
 from benchwarden.runner.criteria.level import LevelCriterion, settled_from
-from benchwarden.runner.criteria.precision import PrecisionCriterion, relative_half_width
+from benchwarden.runner.criteria.precision import PrecisionCriterion, relative_half_width, within_fork_variance
 from benchwarden.runner.dynamic import DynamicPolicy
 from benchwarden.runner.policy import Bounds
 
@@ -141,6 +142,44 @@ def test_precision_scales_with_the_fork_to_fork_noise():
         policy_forks.append(np.mean(used))
     quiet, noisy = policy_forks
     assert quiet < 2.5 and noisy > 3.2  # quiet forks stop at forks.min, noisy ones need more
+
+
+def test_the_within_fork_floor_is_the_variance_of_a_log_fork_mean():
+    # independent reference: the empirical variance of log(mean of m iterations) over many seeded forks with no
+    # fork-to-fork component, for a lognormal and a log-uniform (the examples' Noisy) iteration distribution
+    rng = np.random.default_rng(11)
+    m = 10
+    for draw in (lambda size: rng.lognormal(0.0, 0.05, size), lambda size: np.exp(rng.uniform(0, np.log(40), size))):
+        forks = draw((20_000, m))
+        empirical = np.var(np.log(forks.mean(axis=1)), ddof=1)
+        assert within_fork_variance(forks) == pytest.approx(empirical, rel=0.15)
+    assert within_fork_variance([[5.0], [7.0]]) == 0.0  # single iterations: no within-fork estimate
+    assert within_fork_variance([[1.0, 3.0], [2.0]]) == pytest.approx((2.0 / 4.0) * (1 / 2 + 1) / 2)
+
+
+def test_forks_that_agree_by_chance_are_not_precise():
+    # two fork means 0.5 % apart, but each fork's iterations vary 1x..40x: the bare t interval says ±3 %, the
+    # iterations say the next fork's mean could be anywhere
+    lucky = [[100.0, 4000.0, 900.0, 150.0, 1800.0], [1500.0, 300.0, 120.0, 3000.0, 2070.0]]
+    means = np.log([np.mean(f) for f in lucky])
+    bare = np.expm1(sps.t.ppf(0.95, 1) * means.std(ddof=1) / np.sqrt(2))
+    assert bare < 0.05
+    assert relative_half_width(lucky, 0.9) > 1.0
+    assert PrecisionCriterion(tolerance=0.05, confidence=0.9).forks(lucky).stable is False
+
+
+def test_a_deliberately_noisy_benchmark_never_stops_as_precise():
+    # seeded simulation of the examples' Noisy benchmarks: iterations log-uniform over 40x, 5 per fork; with the
+    # fork means alone about 1 in 40 such pairs would stop at 2 forks; with the floor none in 4,000 do, while
+    # steady forks (1 % iteration noise) still stop at 2
+    rng = np.random.default_rng(12)
+    criterion = PrecisionCriterion(tolerance=0.05, confidence=0.9)
+    noisy = np.exp(rng.uniform(0, np.log(40), (4000, 2, 5)))
+    bare = np.expm1(sps.t.ppf(0.95, 1) * np.log(noisy.mean(axis=2)).std(axis=1, ddof=1) / np.sqrt(2))
+    assert 0.01 < np.mean(bare <= 0.05) < 0.06
+    assert not any(criterion.forks(pair).stable for pair in noisy)
+    steady = rng.lognormal(0.0, 0.01, (400, 2, 5))
+    assert np.mean([criterion.forks(pair).stable for pair in steady]) > 0.9
 
 
 def test_the_scout_is_learned_without_fork_checkpoints_as_compare_runs_forks():

@@ -4,11 +4,22 @@ After each fork: the *t* interval of the mean of the log fork means,
 ``mean ± t_{n−1, (1+c)/2} · s / √n`` (the fork is the independent unit, as in
 the verdict's interval, docs/statistics.md), and its relative half-width
 ``exp(half-width) − 1``.  Stable iff that is at most the tolerance (the
-threshold, default 2 % at c = 95 %).  It scales with the benchmark's own
+threshold, default ±5 % at c = 90 %).  It scales with the benchmark's own
 noise: forks that agree stop at ``forks.min``; forks that differ run until
-the interval is narrow enough or ``forks.max``.  With two forks the *t*
-quantile is 12.7, so stopping at two needs fork means within ~0.3 % of each
-other — "quiet by luck" costs little.  Nothing to say about warmup.
+the interval is narrow enough or ``forks.max``.  Nothing to say about warmup.
+
+Quiet by luck is not quiet.  With two forks ``s`` rests on one degree of
+freedom: two fork means of a very noisy benchmark land within 1.6 % of each
+other a few times in a hundred, and a bare *t* interval would call that
+precise.  A fork mean's variance is at least its iterations' share,
+``Var(mean of fork) = σ_f² + σ_i²/m ≥ σ_i²/m`` (the nested random-effects
+model: between-fork σ_f², within-fork σ_i², m iterations per fork; Kalibera
+& Jones, "Rigorous benchmarking in reasonable time", ISMM 2013, §3), and
+σ_i² is estimated from every iteration (pooled within-fork variance, n·(m−1)
+degrees of freedom), far more reliably than σ_f² from n fork means.  So the
+spread used is ``max(s_between², CV_within²/m)`` (on the log scale, by the
+delta method): forks that agree by chance while their iterations scatter
+widely still need forks.
 """
 
 from __future__ import annotations
@@ -29,14 +40,37 @@ def _t_quantile(confidence: float, df: int) -> float:
     return float(t.ppf(0.5 + confidence / 2.0, df))
 
 
+def within_fork_variance(forks_ns: Sequence[Sequence[float]]) -> float:
+    """The iterations' share of a log fork mean's variance, ``CV_within² / m`` (0 when no fork has 2 iterations).
+
+    By the delta method ``Var(log x̄) ≈ Var(x̄)/μ² = CV²/m``.  ``CV_within²``
+    pools the forks' squared coefficients of variation weighted by their
+    degrees of freedom ``m_k − 1``; ``1/m`` is the mean of the forks' ``1/m_k``.
+    """
+    weighted, df, inverse_m = 0.0, 0, 0.0
+    for fork in forks_ns:
+        values = np.asarray(fork, dtype=float)
+        if values.size >= 2:
+            weighted += float(np.var(values, ddof=1)) / float(np.mean(values)) ** 2 * (values.size - 1)
+            df += values.size - 1
+        inverse_m += 1.0 / max(values.size, 1)
+    if df == 0:
+        return 0.0
+    return weighted / df * inverse_m / len(forks_ns)
+
+
 def relative_half_width(forks_ns: Sequence[Sequence[float]], confidence: float) -> float:
-    """``exp(t · s / √n) − 1`` of the log fork means (n >= 2 forks); 0 for identical fork means."""
+    """``exp(t_{n−1} · s / √n) − 1`` of the log fork means, ``s² = max(s_between², CV_within²/m)`` (n >= 2 forks).
+
+    See the module docstring for the floor ``CV_within²/m``; 0 for identical
+    forks of identical iterations.
+    """
     means = np.log([np.mean(f) for f in forks_ns])
     n = means.size
     if n < 2:
         raise ValueError("a half-width needs at least 2 forks")
-    sd = float(np.std(means, ddof=1))
-    return math.expm1(_t_quantile(confidence, n - 1) * sd / math.sqrt(n))
+    variance = max(float(np.var(means, ddof=1)), within_fork_variance(forks_ns))
+    return math.expm1(_t_quantile(confidence, n - 1) * math.sqrt(variance / n))
 
 
 class PrecisionCriterion:
