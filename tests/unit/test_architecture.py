@@ -34,6 +34,9 @@ FORBIDDEN = {
     # forks on a dask cluster: adapters behind the protocol, plugged into runner and compare through their hooks
     # (adapter factory, concurrency, pair scope); it knows no statistics, store or command
     "cluster": {"cli", "report", "audit", "spl", "assess", "compare", "history", "runner", "store", "stats"},
+    # the live site: the site's pages, plus measurement through the runner (its Ctrl-C path, its store writes);
+    # it judges nothing (no compare, spl, assess) and knows no command
+    "serve": {"cli", "audit", "spl", "assess", "compare", "cluster", "backfill", "revisions", "stats"},
 }
 
 
@@ -113,3 +116,18 @@ def test_dask_is_imported_only_by_the_cluster_package_and_only_inside_functions(
             if any(n.split(".")[0] in ("dask", "distributed") for n in names):
                 assert f.parent.name == "cluster", f"{f.relative_to(PKG)} imports dask"
                 assert id(node) not in top_level, f"{f.relative_to(PKG)} imports dask at module level"
+
+
+def test_the_web_framework_is_imported_only_by_serve():
+    """Starlette and uvicorn serve `benchwarden serve` only; no other command pays for importing them."""
+    for f in sorted(PKG.rglob("*.py")):
+        names = {n.split(".")[0] for n in _module_names(f)}
+        if names & {"starlette", "uvicorn"}:
+            assert f.parent.name == "serve" or f.relative_to(PKG).as_posix() == "cli/serve.py", f.relative_to(PKG)
+
+
+def _module_names(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [name for node in ast.walk(tree)
+            for name in ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                         [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else [])]

@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "assess": ("assess", "assess_command", "Assess the suite: variability and API benchmarking score."),
     "audit": ("audit", "audit_command", "Audit a project's JMH configuration: cost, defaults, findings."),
     "site": ("site", "site_group", "Build a static, offline site: overview, benchmark pages, comparisons."),
+    "serve": ("serve", "serve_command", "Serve the site live and measure parameter values on demand."),
     "docs": ("docs", "docs_command", "Add Performance sections to the Javadoc of documented methods."),
     "replay": ("replay", "replay_command", "Simulate dynamic stopping on a stored wide static run."),
     "export": ("results", "export_command", "Export a stored run as JSON."),

@@ -26,7 +26,7 @@ def docs_command(inv: Invocation, javadoc: Path, site: str | None) -> int:
     section shows how the method's time grows with each numeric parameter of its benchmarks (the fitted
     complexity class, R², the machine and commit measured, a plot), leaving the rest of the tree untouched.
     """
-    from benchwarden.cli.site import _documented_methods
+    from benchwarden.cli.site import documented_methods
     from benchwarden.environment import machine_label
     from benchwarden.site import methods as docs
     from benchwarden.site.collect import latest_results
@@ -35,7 +35,7 @@ def docs_command(inv: Invocation, javadoc: Path, site: str | None) -> int:
     from benchwarden.store import open_store
 
     check_tree(javadoc)
-    bindings = _documented_methods(inv)
+    bindings = documented_methods(inv)
     java = {key: parse_java_method(key) for key in bindings}
     if not any(java.values()):
         raise click.UsageError("no documented method (@Documents in a built JMH jar, [docs.methods] in the config) "

@@ -206,17 +206,6 @@ def _override(suite: Suite, forks, warmup, iterations, iteration_time, stopping:
     return with_bound_flags(suite, forks, warmup, iterations, iteration_time, settings=settings)
 
 
-def _snapshot(config, suites: list[Suite], cli_filter: str | None) -> dict:
-    return {
-        "config_path": str(config.path),
-        "filter": cli_filter,
-        "suites": {s.name: {"kind": s.kind, "root": str(s.context.root), "settings": s.settings.to_dict(),
-                            **({"params": {k: list(v) for k, v in s.context.params.items()}}
-                               if s.context.params else {})}
-                   for s in suites},
-    }
-
-
 def _suites_from_snapshot(config, snapshot, run_id: int) -> tuple[list[Suite], str | None]:
     """The suites of a stored run, with the settings it was started with (so a resume finishes it identically)."""
     if isinstance(snapshot, dict) and snapshot.get("backfill_commit"):  # benchwarden.backfill.SNAPSHOT_KEY
@@ -245,8 +234,9 @@ def _meta(config, suites, cli_filter, toolchain, label, cluster: str | None = No
     """The run's metadata; ``cluster``: where its forks ran (each fork records its worker; the run's machine is
     the one that scheduled them)."""
     from benchwarden.environment import MACHINE_KEY_MAX, collect_run_meta
+    from benchwarden.runner.snapshot import run_snapshot
 
-    snapshot = _snapshot(config, suites, cli_filter)
+    snapshot = run_snapshot(config, suites, cli_filter)
     if cluster is None:
         return collect_run_meta(config.root, toolchain=toolchain, config=snapshot, label=label)
     snapshot["cluster"] = cluster

@@ -49,7 +49,7 @@ def build_command(inv: Invocation, out: Path, repo: Path | None, audit_path: Pat
         raise click.UsageError(f"no store at {url}: run benchmarks first (`benchwarden run`), or name one with "
                                "--store")
     docs = [suite for path in assessments for suite in _assessment(path)]
-    methods = _documented_methods(inv)
+    methods = documented_methods(inv)
     for method, names in reached_methods(docs).items():  # the implicit binding: what assess traced
         methods[method] = [*methods.get(method, []), *(n for n in names if n not in methods.get(method, []))]
     prepare_output(out)  # before reading anything: an unwritable folder is reported at once
@@ -82,7 +82,7 @@ def _audit_tables(path: Path, store_url: str) -> dict:
          "right": sorted(t.right_aligned), "note": t.note} for t in build_tables(report)]}
 
 
-def _documented_methods(inv: Invocation) -> dict[str, list[str]]:
+def documented_methods(inv: Invocation) -> dict[str, list[str]]:
     """The documented methods: ``[docs.methods]`` of the config (--config, else the nearest benchwarden.toml), and
     ``@Documents`` on the benchmark methods of each JMH suite whose jar is built; none without a config."""
     from benchwarden.adapters.jmh import artifact_path

@@ -23,7 +23,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import jinja2
 from markupsafe import Markup
@@ -36,6 +36,8 @@ from benchwarden.site import pages
 from benchwarden.site.collect import SiteData
 
 ASSETS = ("plotly.min.js", "site.js")
+#: the script of the *Measure now* form, written only for the live site (``benchwarden serve``)
+LIVE_ASSET = "serve.js"
 
 
 class SiteError(BenchwardenError):
@@ -87,13 +89,18 @@ def prepare_output(out: Path) -> None:
         raise SiteError(f"cannot write the site into {out}: {exc.strerror or exc}") from None
 
 
-def build_site(data: SiteData, out: Path) -> BuildReport:
-    """Write the whole site for ``data`` into ``out`` (created; existing pages of the same names are replaced)."""
+def build_site(data: SiteData, out: Path, live: Mapping[str, Mapping[str, Any]] | None = None) -> BuildReport:
+    """Write the whole site for ``data`` into ``out`` (created; existing pages of the same names are replaced).
+
+    ``live`` (``benchwarden serve`` only): benchmark family (``suite:name``) -> the parameter axes a reader may
+    ask to measure (serve/domain.py's ``Family.to_json``); each page of such a benchmark gets the *Measure now*
+    form, and the pages may connect to the server that serves them.
+    """
     started = time.perf_counter()
     prepare_output(out)
     report = BuildReport(out)
     env = environment()
-    common = {"version": __version__, "store": visible(data.store_url)}
+    common = {"version": __version__, "store": visible(data.store_url), "live": live is not None}
 
     def write(relative: str, content: bytes, assets: bool = False) -> None:
         path = out / relative
@@ -109,6 +116,9 @@ def build_site(data: SiteData, out: Path) -> BuildReport:
     write("assets/plotly.min.js", plotly_js(), assets=True)
     write("assets/site.js", (importlib.resources.files("benchwarden.site") / "templates" / "site.js").read_bytes(),
           assets=True)
+    if live is not None:
+        write(f"assets/{LIVE_ASSET}",
+              (importlib.resources.files("benchwarden.site") / "templates" / LIVE_ASSET).read_bytes(), assets=True)
 
     latest = data.latest_results()
     summaries = {name: pages.summarize(result) for name, (_, result) in latest.items()}
@@ -121,7 +131,7 @@ def build_site(data: SiteData, out: Path) -> BuildReport:
 
     for name in names:
         write(links[name], _benchmark_page(env, common, name, latest.get(name), by_benchmark.get(name, []),
-                                           families, latest, summaries, links))
+                                           families, latest, summaries, links, live or {}))
     method_links = {method: f"methods/{pages.slug(method)}.html" for method in data.methods}
     method_rows = []
     if data.methods:
@@ -158,7 +168,8 @@ def _render(env: jinja2.Environment, template: str, figures: list[pages.Figure],
                                              **context).encode()
 
 
-def _benchmark_page(env, common, name, latest, histories, families, all_latest, summaries, links) -> bytes:
+def _benchmark_page(env, common, name, latest, histories, families, all_latest, summaries, links,
+                    live: Mapping[str, Mapping[str, Any]]) -> bytes:
     figures: list[pages.Figure] = []
     series = []
     for i, h in enumerate(histories):
@@ -185,8 +196,13 @@ def _benchmark_page(env, common, name, latest, histories, families, all_latest, 
             figures += pages.param_figures(result.benchmark.id.name, members, 0)
             siblings = [(n, "../" + links[n]) for n in sorted(family_names) if n != name]
     kind = histories[0].series if histories else None
+    form = None
+    if latest is not None:
+        bid = latest[1].benchmark.id
+        if f"{bid.suite}:{bid.name}" in live:
+            form = {**live[f"{bid.suite}:{bid.name}"], "current": dict(bid.params)}
     return _render(env, "benchmark.html.j2", figures, **common, home="../index.html", assets="../assets", name=name,
-                   latest=latest, run_facts=run_facts, summary=summary, series=series, siblings=siblings,
+                   latest=latest, run_facts=run_facts, summary=summary, series=series, siblings=siblings, form=form,
                    unit=latest[1].benchmark.unit if latest else kind.unit if kind else "",
                    mode=latest[1].benchmark.mode if latest else "", metric=latest[1].benchmark.metric if latest
                    else kind.metric if kind else "")
