@@ -74,3 +74,29 @@ def resolve_store_url(url_or_path: str, base: Path) -> str:
     if not p.is_absolute():
         p = base / p
     return str(p.resolve())
+
+
+def ignore_store_folder(folder: Path) -> Path | None:
+    """Add ``.benchwarden/`` (the default store's folder) to ``folder/.gitignore`` when ``folder`` is in a git
+    work tree that does not ignore it yet; the ``.gitignore`` written, or None (not a work tree, no git, already
+    ignored).  The store must not be committed by accident: it grows with every run and is machine-specific."""
+    import subprocess
+
+    store_dir = DEFAULT_STORE.split("/")[0]
+    try:
+        inside = subprocess.run(["git", "-C", str(folder), "rev-parse", "--is-inside-work-tree"],
+                                capture_output=True, text=True, timeout=30)
+        if inside.returncode != 0 or inside.stdout.strip() != "true":
+            return None
+        ignored = subprocess.run(["git", "-C", str(folder), "check-ignore", "-q", f"{store_dir}/"],
+                                 capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if ignored.returncode == 0:
+        return None
+    gitignore = folder / ".gitignore"
+    existing = gitignore.read_text(encoding="utf-8") if gitignore.is_file() else ""
+    separator = "" if not existing or existing.endswith("\n") else "\n"
+    with gitignore.open("a", encoding="utf-8") as out:
+        out.write(f"{separator}# benchwarden's result store (benchwarden.toml [store]); machine-specific\n{store_dir}/\n")
+    return gitignore

@@ -71,6 +71,34 @@ def test_init_command_writes_and_refuses_to_overwrite(tmp_path, monkeypatch):
     assert "already exists" in err.getvalue() and "--force" in err.getvalue()
 
 
+def test_init_in_a_git_work_tree_ignores_the_store_once(tmp_path):
+    import subprocess
+
+    root = _copy_examples(tmp_path)
+    (root / ".gitignore").write_text("target/")  # the user's own, without a final newline
+    subprocess.run(["git", "-C", str(root), "init", "-q"], check=True)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["init", str(root), "--no-list"], stdout=out, stderr=err) == 0, err.getvalue()
+    assert f"added .benchwarden/ (the result store) to {root / '.gitignore'}" in out.getvalue()
+    assert (root / ".gitignore").read_text().splitlines()[0] == "target/"
+    (root / ".benchwarden").mkdir()
+    (root / ".benchwarden" / "results.db").write_bytes(b"x")
+    status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=all"],
+                            capture_output=True, text=True, check=True).stdout
+    assert ".benchwarden" not in status and "benchwarden.toml" in status
+    out = io.StringIO()
+    assert main(["init", str(root), "--no-list", "--force", "--json"], stdout=out, stderr=io.StringIO()) == 0
+    assert '"gitignore": null' in out.getvalue()  # already ignored: not added twice
+    assert (root / ".gitignore").read_text().count(".benchwarden/") == 1
+
+
+def test_init_outside_git_writes_no_gitignore(tmp_path):
+    root = _copy_examples(tmp_path)
+    out = io.StringIO()
+    assert main(["init", str(root), "--no-list"], stdout=out, stderr=io.StringIO()) == 0
+    assert not (root / ".gitignore").exists() and "added .benchwarden/" not in out.getvalue()
+
+
 def test_empty_repository_gets_a_starting_point(tmp_path):
     text = render_config(detect_suites(tmp_path))
     assert "No suite was detected" in text

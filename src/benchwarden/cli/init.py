@@ -8,7 +8,7 @@ import click
 
 from benchwarden.cli.common import ExitStatus, Invocation, common_options, reject_options
 from benchwarden.errors import BenchwardenError
-from benchwarden.locations import CONFIG_NAME
+from benchwarden.locations import CONFIG_NAME, ignore_store_folder
 from benchwarden.report.escaping import visible
 
 
@@ -44,12 +44,16 @@ def init_command(inv: Invocation, path: Path, force: bool, print_only: bool, no_
         raise BenchwardenError(f"{target} already exists; pass --force to overwrite it, or --print to see "
                                f"what would be written")
     target.write_text(text, encoding="utf-8")
+    ignored = ignore_store_folder(target.parent)
     if not inv.json:
         found = ", ".join(f"{s.name} ({s.kind}, {s.path})" for s in suites) or "none"
         inv.console.print(visible(f"wrote {target}; suites found: {found}"), markup=False, highlight=False)
+        if ignored is not None:
+            inv.console.print(visible(f"added .benchwarden/ (the result store) to {ignored}"), markup=False,
+                              highlight=False)
     listed = {} if (no_list or not suites) else _list_suites(inv, target)
     if inv.json:
-        inv.emit_json({"config_path": str(target), "suites": [{**d, **listed.get(d["name"], {})} for d in detected]})
+        inv.emit_json({"config_path": str(target), "gitignore": str(ignored) if ignored else None, "suites": [{**d, **listed.get(d["name"], {})} for d in detected]})
     return ExitStatus.OK
 
 
