@@ -34,7 +34,7 @@ def bisect_command(inv: Invocation, good: str, bad: str, benchmark: str, min_cha
     guess; if that too is inconclusive, the search stops and names the range it could not narrow
     (docs/history.md, "Bisection").
     """
-    from benchwarden.cli.compare import _settings
+    from benchwarden.cli.common import compare_settings
     from benchwarden.cli.progress import CompareProgressLines
     from benchwarden.cli.store_access import store_for
     from benchwarden.compare.schedule import CompareListener
@@ -56,7 +56,7 @@ def bisect_command(inv: Invocation, good: str, bad: str, benchmark: str, min_cha
     if benchmark.partition(":")[0] not in config.suites:
         raise click.UsageError(f"--benchmark {benchmark}: no suite {benchmark.partition(':')[0]!r} in "
                                f"{config.path} (suites: {', '.join(config.suites)})")
-    settings = _settings(config, min_change=min_change, max_forks=max_forks)
+    settings = compare_settings(config, min_change=min_change, max_forks=max_forks)
     repo = repository_root(config.root)
     commits = range_commits(repo, good, bad)
     if not commits:

@@ -24,7 +24,8 @@ import click
 if TYPE_CHECKING:  # heavy modules are imported where they are used (start-up time, docs/performance.md)
     from rich.console import Console
 
-    from benchwarden.config import RunSettings, Suite
+    from benchwarden.compare.settings import CompareSettings
+    from benchwarden.config import Config, RunSettings, Suite
     from benchwarden.model import RunData
 
 
@@ -224,3 +225,24 @@ def with_bound_flags(suite: Suite, forks: int | None = None, warmup: int | None 
     if iteration_time is not None:
         changed["iteration_time_s"] = iteration_time
     return replace(suite, settings=(settings or suite.settings).with_flags(**changed))
+
+
+def compare_settings(config: "Config | None", **overrides: Any) -> "CompareSettings":
+    """The config's ``[compare]`` settings with the command line's options on top (None: not given), for every
+    command that judges with compare's rule (``compare``, ``bisect``); a bad value is a usage error naming the
+    option."""
+    from pydantic import ValidationError
+
+    from benchwarden.compare.settings import CompareSettings
+    from benchwarden.errors import UsageError
+
+    base = config.section("compare", CompareSettings) if config is not None else CompareSettings()
+    given = {k: v for k, v in overrides.items() if v is not None}
+    if not given:
+        return base  # type: ignore[return-value]
+    try:
+        return CompareSettings.model_validate({**base.model_dump(), **given})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        option = "--" + str(first["loc"][0]).replace("_", "-") if first["loc"] else "options"
+        raise UsageError(f"{option}: {first['msg'].removeprefix('Value error, ')}") from None

@@ -20,6 +20,7 @@ from benchwarden.cli.common import (
     FiniteFloatRange,
     Invocation,
     common_options,
+    compare_settings,
     param_option,
     parse_duration_option,
     reject_options,
@@ -110,7 +111,7 @@ def compare_command(inv: Invocation, base, candidate, runs, against, artifacts, 
         if candidate is not None:
             raise UsageError("--against history takes one stored run (id, latest, latest~N), not two")
     config = _config(inv, required=not (runs or against))
-    settings = _settings(config, min_change=min_change, confidence=confidence, min_forks=min_forks,
+    settings = compare_settings(config, min_change=min_change, confidence=confidence, min_forks=min_forks,
                          max_forks=max_forks, confirm=confirm, pairing=pairing)
     for warning in settings.warnings():
         inv.err_console.print(visible(f"warning: {warning}"), markup=False, highlight=False)
@@ -160,23 +161,6 @@ def _config(inv: Invocation, required: bool) -> Config | None:
     except ConfigError:
         return None
     return load_config()
-
-
-def _settings(config: Config | None, **overrides) -> CompareSettings:
-    from pydantic import ValidationError
-
-    from benchwarden.compare.settings import CompareSettings
-
-    base = config.section("compare", CompareSettings) if config is not None else CompareSettings()
-    given = {k: v for k, v in overrides.items() if v is not None}
-    if not given:
-        return base  # type: ignore[return-value]
-    try:
-        return CompareSettings.model_validate({**base.model_dump(), **given})
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        option = "--" + str(first["loc"][0]).replace("_", "-") if first["loc"] else "options"
-        raise UsageError(f"{option}: {first['msg'].removeprefix('Value error, ')}") from None
 
 
 def _sources(config: Config, suites: list[Suite], base, candidate, artifacts, variant_env, variant_jvm_arg,
