@@ -5,8 +5,8 @@ Python harness processes measuring on demand, a real store, and headless chromiu
   value not measured yet shows the quick value, then each fork's refinement, then the final value (the page's
   own table, observed through every change of its phase attribute, and the job's events from the API in the
   same order); after a reload the value comes from the store at once; a value outside the declared domain
-  is refused with the server's message; a hostile parameter value stays text.  No console errors or CSP
-  violations.
+  is refused with the server's message; the overview offers every family with parameters, and a hostile
+  parameter value measured from there stays text.  No console errors or CSP violations.
 * Without a browser: ten concurrent requests for ten values are all queued, measured one at a time (no two
   measurements overlap) and stored; a request for a value being measured joins that job; Ctrl-C during a
   measurement stops the server (exit 0) with every completed fork stored and the interrupted run resumable.
@@ -138,29 +138,29 @@ def test_serve_measures_on_demand_in_a_real_browser(tmp_path):
         with Browser(tmp_path / "profile", timeout_s=120.0) as browser:
             session = browser.open(server.url + page)
             form = json.loads(browser.evaluate("""JSON.stringify({
-              benchmark: document.getElementById('measure').dataset.benchmark,
-              options: [...document.querySelectorAll('#measure-form select option')].map(o => o.value),
-              accepts: document.querySelector('#measure-form small').textContent,
+              benchmark: document.querySelector('section.measure').dataset.benchmark,
+              options: [...document.querySelectorAll('section.measure form select option')].map(o => o.value),
+              accepts: document.querySelector('section.measure form small').textContent,
               csp: document.querySelector('meta[http-equiv]').content})""", session))
             assert form["benchmark"] == TOKENIZE and form["options"] == ["100", "1000"], form
             assert form["accepts"] == "one of 100, 1000" and "connect-src 'self'" in form["csp"]
             # every value the row's phase takes, in order, however fast the events come
             browser.evaluate("""window.phases = [];
               new MutationObserver(records => records.forEach(r => window.phases.push(r.target.dataset.phase)))
-                .observe(document.getElementById('measure-results'),
+                .observe(document.querySelector('section.measure .measure-results'),
                          {subtree: true, attributes: true, attributeFilter: ['data-phase']});
-              document.querySelector('#measure-form select').value = '1000';
-              document.getElementById('measure-form').requestSubmit(); 'ok'""", session)
+              document.querySelector('section.measure form select').value = '1000';
+              document.querySelector('section.measure form').requestSubmit(); 'ok'""", session)
             phases: list[str] = []
             deadline = time.monotonic() + 600
             while "done" not in phases:
                 assert time.monotonic() < deadline, (phases, browser.evaluate(
-                    "document.getElementById('measure-status').textContent", session))
+                    "document.querySelector('section.measure .measure-status').textContent", session))
                 time.sleep(0.2)
                 phases = browser.evaluate("window.phases", session)
             assert phases[0] == "quick" and phases[-1] == "done" and "fork 2" in phases, phases
             shown = json.loads(browser.evaluate("""JSON.stringify([...document.querySelectorAll(
-              '#measure-results tbody tr')].map(tr => [...tr.cells].map(c => c.textContent)))""", session))
+              'section.measure .measure-results tbody tr')].map(tr => [...tr.cells].map(c => c.textContent)))""", session))
             assert len(shown) == 1 and shown[0][0] == f"{TOKENIZE}[size=1000]" and shown[0][1] == "done", shown
             assert shown[0][2].endswith(" ns/op") and shown[0][3].startswith("[") and shown[0][4] == "2", shown
             events = [e["event"] for e in server.get("api/jobs/1")["events"] if e["event"] != "iteration"]
@@ -173,44 +173,68 @@ def test_serve_measures_on_demand_in_a_real_browser(tmp_path):
             assert "time_tokenize-size-1000-" in index
             browser.evaluate("""window.phases = [];
               new MutationObserver(records => records.forEach(r => window.phases.push(r.target.dataset.phase)))
-                .observe(document.getElementById('measure-results'),
+                .observe(document.querySelector('section.measure .measure-results'),
                          {subtree: true, attributes: true, attributeFilter: ['data-phase']});
-              document.querySelector('#measure-form select').value = '1000';
-              document.getElementById('measure-form').requestSubmit(); 'ok'""", session)
+              document.querySelector('section.measure form select').value = '1000';
+              document.querySelector('section.measure form').requestSubmit(); 'ok'""", session)
             deadline = time.monotonic() + 60
             while not browser.evaluate("window.phases", session):
                 assert time.monotonic() < deadline, browser.evaluate(
-                    "document.getElementById('measure-status').textContent", session)
+                    "document.querySelector('section.measure .measure-status').textContent", session)
                 time.sleep(0.1)
             assert browser.evaluate("window.phases", session) == ["cached"]
             assert server.get("api/jobs/2")["state"] == "cached"
 
             # a value outside the declared domain: refused, and the page says why
             browser.evaluate("""const o = document.createElement('option'); o.value = '5000';
-              document.querySelector('#measure-form select').append(o);
-              document.querySelector('#measure-form select').value = '5000';
-              document.getElementById('measure-form').requestSubmit(); 'ok'""", session)
+              document.querySelector('section.measure form select').append(o);
+              document.querySelector('section.measure form select').value = '5000';
+              document.querySelector('section.measure form').requestSubmit(); 'ok'""", session)
             deadline = time.monotonic() + 60
             status_text = ""
             while not status_text.startswith("refused"):
                 assert time.monotonic() < deadline, status_text
                 time.sleep(0.1)
-                status_text = browser.evaluate("document.getElementById('measure-status').textContent", session)
+                status_text = browser.evaluate("document.querySelector('section.measure .measure-status').textContent", session)
             assert status_text == "refused: parameter 'size': expected one of 100, 1000, got '5000'"
 
             # a hostile declared value is an option's text, never markup
             browser.events.clear()
             session = browser.open(server.url + hostile_page)
             hostile = json.loads(browser.evaluate("""JSON.stringify({
-              options: [...document.querySelectorAll('#measure-form select option')].map(o => o.textContent),
+              options: [...document.querySelectorAll('section.measure form select option')].map(o => o.textContent),
               images: document.querySelectorAll('img').length})""", session))
             assert hostile == {"options": [repr(HOSTILE), "'plain'"], "images": 0}, hostile
+            dialogs = [e for e in browser.events if e.get("method") == "Page.javascriptDialogOpening"]
+            assert browser.problems() == [] and dialogs == []
+
+            # the overview offers every family, measured or not; measuring the hostile value there shows its
+            # name as text in the results
+            browser.events.clear()
+            session = browser.open(server.url)
+            families = json.loads(browser.evaluate(
+                "JSON.stringify([...document.querySelectorAll('section.measure')].map(s => s.dataset.benchmark))",
+                session))
+            assert families == ["wordstat:bench_hostile.Hostile.time_tag", TOKENIZE], families
+            browser.evaluate(f"""const s = document.querySelector('section.measure');
+              s.querySelector('select').value = {json.dumps(repr(HOSTILE))};
+              s.querySelector('form').requestSubmit(); 'ok'""", session)
+            deadline = time.monotonic() + 600
+            cells: list = []
+            while not cells or cells[1] != "done":
+                assert time.monotonic() < deadline, cells
+                time.sleep(0.2)
+                cells = json.loads(browser.evaluate("""JSON.stringify([...(document.querySelector(
+                  'section.measure .measure-results tbody tr') || {cells: []}).cells].map(c => c.textContent))""",
+                                                    session))
+            assert cells[0] == f"wordstat:bench_hostile.Hostile.time_tag[tag={HOSTILE!r}]", cells
+            assert browser.evaluate("document.querySelectorAll('img').length", session) == 0
             dialogs = [e for e in browser.events if e.get("method") == "Page.javascriptDialogOpening"]
             assert browser.problems() == [] and dialogs == []
     finally:
         rc, err = server.stop()
     assert rc == 0, err
-    assert "stopped: 2 request(s), 1 measured, 2 run(s) stored" in err, err
+    assert "stopped: 3 request(s), 2 measured, 4 run(s) stored" in err, err
 
 
 QUEUE_SUITE = """

@@ -157,7 +157,7 @@ def build_site(data: SiteData, out: Path, live: Mapping[str, Mapping[str, Any]] 
 
         write("assessment.html", assessment_html(data.assessments, home="index.html"))
     write("index.html", _overview(env, common, data, latest, summaries, links, comparison_links, by_benchmark,
-                                  method_rows))
+                                  method_rows, live or {}))
     report.seconds = time.perf_counter() - started
     return report
 
@@ -242,7 +242,7 @@ def _method_page(env, common, method: str, benches, links) -> tuple[bytes, list[
 
 
 def _overview(env, common, data: SiteData, latest, summaries, links, comparison_links, by_benchmark,
-              method_rows) -> bytes:
+              method_rows, live: Mapping[str, Mapping[str, Any]]) -> bytes:
     changes = []
     for h in data.histories:
         for row, change in zip(pages.change_rows(h), h.changes):
@@ -267,7 +267,9 @@ def _overview(env, common, data: SiteData, latest, summaries, links, comparison_
     latest_runs = [{"suite": suite, "machine": machine, "facts": pages.run_facts(run),
                     "benchmarks": sum(1 for r in run.results if r.benchmark.id.suite == suite)}
                    for suite, machine, run in data.latest_runs()]
+    measurable = [{**live[key], "current": {}} for key in sorted(live)]
     return _render(env, "overview.html.j2", [], **common, home=None, assets="assets", changes=changes,
+                   measurable=measurable,
                    comparisons=comparisons, benchmarks=benchmarks, latest_runs=latest_runs,
                    runs=len(data.runs), assessments=data.assessments, notes=data.notes, methods=method_rows,
                    audit=data.audit,
