@@ -140,9 +140,11 @@ def test_stop_at_iteration_boundary_leaves_no_process(example):
     got = []
     for it in fork:
         got.append(it)
+        if len(got) == 1:
+            time.sleep(0.5)  # 20-ms iterations: several more lines are read and waiting when the fork is stopped
         if len(got) == 2:
             fork.stop()
-    assert len(got) == 2
+    assert len(got) == 2  # a line read before stop() is not reported after it (the loaded CI saw 3)
     assert fork._proc.returncode is not None
     with pytest.raises(ProcessLookupError):
         os.killpg(fork._proc.proc.pid, 0)

@@ -296,7 +296,7 @@ class GoFork:
                     return
                 self._proc.terminate()
                 raise ForkFailed(self._label, "timeout", why, self.output_tail()) from None
-            if line is None:
+            if line is None or self._stopped:  # after stop(), a line already read is not an iteration to report
                 break
             try:
                 events = parser.feed(line)

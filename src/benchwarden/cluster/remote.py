@@ -101,6 +101,8 @@ class RemoteFork:
             if message.attempt != self._attempt:
                 raise ForkFailed(self._label, "lost", f"worker {self._where()} left the cluster mid-fork "
                                                       "(dask started the task again elsewhere)")
+            if self._stopped:  # after stop(), an iteration still in the mailbox is not reported (the protocol)
+                return
             if isinstance(message, messages.Iteration):
                 yield message.result
             elif isinstance(message, messages.End):

@@ -73,6 +73,18 @@ def test_iterations_of_the_attempt_that_said_hello_and_the_machine_it_named():
     assert session.ended == ["k1"]  # stopping is idempotent
 
 
+def test_after_stop_iterations_still_in_the_mailbox_are_not_reported():
+    # the worker sent a third iteration before it heard the stop: the fork ends at the boundary it was stopped at
+    fork, _ = _fork([messages.hello("a", W1), *(messages.iteration("a", _it(v)) for v in (1.0, 2.0, 3.0)),
+                     messages.end("a", "stopped")])
+    got = []
+    for it in fork:
+        got.append(it)
+        if len(got) == 2:
+            fork.stop()
+    assert got == [_it(1.0), _it(2.0)]
+
+
 def test_a_second_attempt_means_the_first_worker_was_lost():
     fork, _ = _fork([messages.hello("a", W1), messages.iteration("a", _it(1.0)),
                      messages.hello("b", {**W1, "name": "w2"})])
