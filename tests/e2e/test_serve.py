@@ -56,6 +56,17 @@ def commit_all(root: Path) -> None:
         subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
 
 
+def ask_and_watch(browser: Browser, session: str, value: str) -> None:
+    """Ask the page's first form for ``value``, recording every value its result row's phase takes, in order,
+    however fast the events come (``window.phases``)."""
+    browser.evaluate(f"""window.phases = [];
+      new MutationObserver(records => records.forEach(r => window.phases.push(r.target.dataset.phase)))
+        .observe(document.querySelector('section.measure .measure-results'),
+                 {{subtree: true, attributes: true, attributeFilter: ['data-phase']}});
+      document.querySelector('section.measure form select').value = {json.dumps(value)};
+      document.querySelector('section.measure form').requestSubmit(); 'ok'""", session)
+
+
 class Serve:
     """`benchwarden serve --port 0` in its own process; ``url`` once it listens; ``stop()`` sends Ctrl-C."""
 
@@ -144,13 +155,7 @@ def test_serve_measures_on_demand_in_a_real_browser(tmp_path):
               csp: document.querySelector('meta[http-equiv]').content})""", session))
             assert form["benchmark"] == TOKENIZE and form["options"] == ["100", "1000"], form
             assert form["accepts"] == "one of 100, 1000" and "connect-src 'self'" in form["csp"]
-            # every value the row's phase takes, in order, however fast the events come
-            browser.evaluate("""window.phases = [];
-              new MutationObserver(records => records.forEach(r => window.phases.push(r.target.dataset.phase)))
-                .observe(document.querySelector('section.measure .measure-results'),
-                         {subtree: true, attributes: true, attributeFilter: ['data-phase']});
-              document.querySelector('section.measure form select').value = '1000';
-              document.querySelector('section.measure form').requestSubmit(); 'ok'""", session)
+            ask_and_watch(browser, session, "1000")
             phases: list[str] = []
             deadline = time.monotonic() + 600
             while "done" not in phases:
@@ -171,12 +176,7 @@ def test_serve_measures_on_demand_in_a_real_browser(tmp_path):
             session = browser.open(server.url + page)
             index = urllib.request.urlopen(server.url, timeout=60).read().decode()
             assert "time_tokenize-size-1000-" in index
-            browser.evaluate("""window.phases = [];
-              new MutationObserver(records => records.forEach(r => window.phases.push(r.target.dataset.phase)))
-                .observe(document.querySelector('section.measure .measure-results'),
-                         {subtree: true, attributes: true, attributeFilter: ['data-phase']});
-              document.querySelector('section.measure form select').value = '1000';
-              document.querySelector('section.measure form').requestSubmit(); 'ok'""", session)
+            ask_and_watch(browser, session, "1000")
             deadline = time.monotonic() + 60
             while not browser.evaluate("window.phases", session):
                 assert time.monotonic() < deadline, browser.evaluate(

@@ -48,6 +48,17 @@ def value_matches(given: str, value: str) -> bool:
     return len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" and value[1:-1] == given
 
 
+def declared_values(benchmarks: Iterable[Benchmark]) -> dict[str, list[str]]:
+    """Each parameter name of ``benchmarks`` with its values, in first-listed order."""
+    present: dict[str, list[str]] = {}
+    for b in benchmarks:
+        for name, value in b.id.params:
+            values = present.setdefault(name, [])
+            if value not in values:
+                values.append(value)
+    return present
+
+
 def select_values(suite: str, benchmarks: Sequence[Benchmark], overrides: Overrides) -> list[Benchmark]:
     """The benchmarks whose value of every overridden parameter is one of the given values (asv, Go semantics).
 
@@ -56,12 +67,7 @@ def select_values(suite: str, benchmarks: Sequence[Benchmark], overrides: Overri
     """
     if not overrides:
         return list(benchmarks)
-    present: dict[str, list[str]] = {}
-    for b in benchmarks:
-        for name, value in b.id.params:
-            values = present.setdefault(name, [])
-            if value not in values:
-                values.append(value)
+    present = declared_values(benchmarks)
     check_names(suite, overrides, present)
     for name, wanted in overrides.items():
         missing = [w for w in wanted if not any(value_matches(w, v) for v in present[name])]

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
-from benchwarden.adapters.params import value_matches
+from benchwarden.adapters.params import declared_values, value_matches
 from benchwarden.errors import BenchwardenError
 from benchwarden.model import Benchmark
 
@@ -138,14 +138,8 @@ def families(suite: str, kind: str, listed: Iterable[Benchmark]) -> dict[str, Fa
             grouped.setdefault(b.id.name, []).append(b)
     out: dict[str, Family] = {}
     for name, members in grouped.items():
-        declared: dict[str, list[str]] = {}
-        for b in members:
-            for n, v in b.id.params:
-                values = declared.setdefault(n, [])
-                if v not in values:
-                    values.append(v)
         axes = []
-        for n, values in declared.items():
+        for n, values in declared_values(members).items():
             numeric = all(_NUMBER.fullmatch(v) for v in values)
             axes.append(Axis(n, tuple(values), open_range=kind in OPEN_KINDS and numeric and len(values) >= 2,
                              integer=numeric and all(re.fullmatch(r"-?\d+", v) for v in values)))
