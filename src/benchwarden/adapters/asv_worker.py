@@ -277,7 +277,7 @@ def list_benchmarks(benchmark_dir):
 
 # --------------------------------------------------------------------------- running one benchmark
 
-class Target:
+class Runnable:
     """One benchmark x parameter combination, resolved and ready to call."""
 
     def __init__(self, benchmark_dir, module_name, qualname, params_json):
@@ -875,7 +875,7 @@ def main(argv=None):
                 raise WorkerError("--iteration-time-s must be > 0, --max-iterations >= 1 and --number >= 0",
                                   status=2)
             install_injection_from_env()
-            target = Target(args.benchmark_dir, args.module, args.qualname, args.params)
+            target = Runnable(args.benchmark_dir, args.module, args.qualname, args.params)
             run_benchmark(channel, target, args.iteration_time_s, args.max_iterations, args.number,
                           args.trace_memory)
     except Skipped as exc:

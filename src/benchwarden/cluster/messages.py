@@ -17,7 +17,7 @@ from benchwarden.model import IterationResult
 PROTOCOL_VERSION = 1
 
 
-class ProtocolError(ValueError):
+class MessageError(ValueError):
     """A message that is not one of ours (another version, or damaged)."""
 
 
@@ -62,15 +62,15 @@ def end(attempt: str, reason: str | None = None, detail: str = "", output: str =
 
 
 def decode(raw: object) -> Message:
-    """The message ``raw`` encodes; ProtocolError naming what is wrong."""
+    """The message ``raw`` encodes; MessageError naming what is wrong."""
     if not isinstance(raw, dict):
-        raise ProtocolError(f"expected a message object, got {type(raw).__name__}")
+        raise MessageError(f"expected a message object, got {type(raw).__name__}")
     if raw.get("v") != PROTOCOL_VERSION:
-        raise ProtocolError(f"protocol version {raw.get('v')!r}, expected {PROTOCOL_VERSION} "
+        raise MessageError(f"protocol version {raw.get('v')!r}, expected {PROTOCOL_VERSION} "
                             "(the worker runs another benchwarden version)")
     attempt = raw.get("attempt")
     if not isinstance(attempt, str):
-        raise ProtocolError("message without attempt id")
+        raise MessageError("message without attempt id")
     kind = raw.get("kind")
     try:
         if kind == "hello":
@@ -89,5 +89,5 @@ def decode(raw: object) -> Message:
             return End(attempt, None if reason is None else str(reason), str(raw.get("detail") or ""),
                        str(raw.get("output") or ""))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ProtocolError(f"malformed {kind} message: {exc}") from None
-    raise ProtocolError(f"unknown message kind {kind!r}")
+        raise MessageError(f"malformed {kind} message: {exc}") from None
+    raise MessageError(f"unknown message kind {kind!r}")

@@ -89,7 +89,7 @@ class RemoteFork:
             last_message = time.monotonic()
             try:
                 message = messages.decode(raw)
-            except messages.ProtocolError as exc:
+            except messages.MessageError as exc:
                 raise ForkFailed(self._label, "garbage", f"from worker {self._where()}: {exc}") from None
             if self._attempt is None:
                 if isinstance(message, messages.Hello):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchwarden.history.changepoints import ChangePoint, Detection, DetectionSettings, find_change_points
+from benchwarden.history.changepoints import ChangePoint, DetectionSettings, SeriesChangePoints, find_change_points
 from benchwarden.history.series import Point, Series
 from benchwarden.stats.logratio import TStatistic
 from benchwarden.stats.results import Interval
@@ -35,7 +35,7 @@ class SeriesHistory:
     with one commit)."""
 
     series: Series
-    detection: Detection
+    detection: SeriesChangePoints
     changes: tuple[Change, ...]
     level: Interval
 

@@ -138,7 +138,7 @@ class ChangePoint:
 
 
 @dataclass(frozen=True)
-class Detection:
+class SeriesChangePoints:
     """The change points of one series (``found``, in order) and the candidates the test turned down."""
 
     runs: RunValues
@@ -280,7 +280,8 @@ def step_test(before: np.ndarray, after: np.ndarray, index: int, noise: float,
                        int(drop_b.sum() + drop_a.sum()), sigmas, not reason, reason)
 
 
-def find_change_points(runs: Sequence[Sequence[float]], settings: DetectionSettings | None = None) -> Detection:
+def find_change_points(runs: Sequence[Sequence[float]],
+                       settings: DetectionSettings | None = None) -> SeriesChangePoints:
     """The change points of one series: PELT candidates, pruned weakest first until every one passes its test.
 
     ``runs``: per run in commit order, its log fork summaries (module docstring).  Raises ``ValueError`` for
@@ -302,7 +303,8 @@ def find_change_points(runs: Sequence[Sequence[float]], settings: DetectionSetti
         weakest = max(failing, key=lambda t: (t.p_value, -t.step_sigmas))
         rejected.append(weakest)
         cuts.remove(weakest.index)
-    return Detection(data, tuple(tests), tuple(sorted(rejected, key=lambda t: t.index)), settings, tuple(warnings))
+    return SeriesChangePoints(data, tuple(tests), tuple(sorted(rejected, key=lambda t: t.index)), settings,
+                              tuple(warnings))
 
 
 def _test_all(data: RunValues, cuts: list[int], settings: DetectionSettings) -> list[ChangePoint]:

@@ -39,7 +39,7 @@ class JavadocError(BenchwardenError):
 
 
 @dataclass(frozen=True)
-class JavaMethod:
+class JavadocMethod:
     """``cls``: the qualified class name (``pkg.Outer.Inner``); ``params``: the parameters' simple type names."""
 
     cls: str
@@ -65,18 +65,18 @@ def _simple(params: str) -> tuple[str, ...]:
     return tuple(p.strip().split(".")[-1].replace(" ", "") for p in text.split(",") if p.strip())
 
 
-def parse_java_method(text: str) -> JavaMethod | None:
+def parse_java_method(text: str) -> JavadocMethod | None:
     """The method a ``[docs.methods]`` key names in Javadoc notation, or None for other notations (Go, Python)."""
     match = _METHOD.match(text.strip())
     if not match:
         return None
-    return JavaMethod(match.group("cls"), match.group("name"), _simple(match.group("params")))
+    return JavadocMethod(match.group("cls"), match.group("name"), _simple(match.group("params")))
 
 
 class _Section(HTMLParser):
     """The offsets of the start tag and of the end tag of the ``<section>`` whose id the method matches."""
 
-    def __init__(self, method: JavaMethod, text: str) -> None:
+    def __init__(self, method: JavadocMethod, text: str) -> None:
         super().__init__(convert_charrefs=True)
         self.method = method
         self.lines = [0]
@@ -106,7 +106,7 @@ class _Section(HTMLParser):
                 self.end = self._offset()
 
 
-def insert_section(text: str, method: JavaMethod, block: str) -> str | None:
+def insert_section(text: str, method: JavadocMethod, block: str) -> str | None:
     """``text`` with ``block`` (between the START/END comments) at the end of the method's detail section, where a
     block of an earlier run is replaced; None when the page has no such section.  Nothing else changes."""
     parser = _Section(method, text)

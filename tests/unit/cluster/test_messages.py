@@ -36,5 +36,5 @@ def test_messages_survive_the_wire():
     ({"v": 1, "kind": "hello", "attempt": "a", "machine": "w1"}, r"malformed hello"),
 ])
 def test_foreign_messages_are_refused(raw, problem):
-    with pytest.raises(messages.ProtocolError, match=problem):
+    with pytest.raises(messages.MessageError, match=problem):
         messages.decode(raw)
