@@ -297,6 +297,11 @@ def test_serve_queues_concurrent_requests_one_at_a_time_and_keeps_forks_on_ctrl_
         status, refused = server.post({"benchmark": family, "params": {"n": "12"}})
         assert status == 400 and "expected one of 1, 2, 3" in refused["error"]
         assert server.post(b"n=3", "application/x-www-form-urlencoded")[0] == 415
+        # DNS rebinding: a page of another name that resolves to 127.0.0.1 is not this server's
+        rebound = urllib.request.Request(server.url + "api/queue", headers={"Host": "evil.example:80"})
+        with pytest.raises(urllib.error.HTTPError) as refused_host:
+            urllib.request.urlopen(rebound, timeout=60)
+        assert refused_host.value.code == 400
 
         # Ctrl-C while the eleventh value is measured, after its first accurate fork is stored
         status, last = server.post({"benchmark": family, "params": {"n": 11}})

@@ -41,7 +41,7 @@ def serve_command(inv: Invocation, host: str, port: int, repo: Path | None) -> i
     from benchwarden.cli.site import documented_methods
     from benchwarden.config import load_config
     from benchwarden.runner.engine import plan_run
-    from benchwarden.serve.app import create_app
+    from benchwarden.serve.app import allowed_hosts, create_app
     from benchwarden.serve.domain import families
     from benchwarden.serve.live import LiveSite
     from benchwarden.serve.measure import MeasurementService
@@ -66,7 +66,7 @@ def serve_command(inv: Invocation, host: str, port: int, repo: Path | None) -> i
         site.rebuild()
         service = MeasurementService(config, url, {s.name: s for s in suites}, adapters, found, plan.toolchain,
                                      runs=site.runs, on_stored=site.rebuild)
-        server = _Server(uvicorn.Config(create_app(service, site), host=host, port=port, log_level="warning",
+        server = _Server(uvicorn.Config(create_app(service, site, allowed_hosts(host)), host=host, port=port, log_level="warning",
                                         access_log=False, timeout_graceful_shutdown=5, lifespan="on"),
                          service, inv, len(found))
         try:

@@ -13,7 +13,9 @@ Routes:
 The server binds to loopback unless told otherwise.  A measurement request must be a JSON body from the
 server's own pages: a browser sends a cross-site JSON POST only after a CORS preflight, which this server
 never grants, and a request whose ``Origin`` is another site's is refused as well, so a web page the reader
-visits cannot queue measurements on the reader's machine.
+visits cannot queue measurements on the reader's machine.  On loopback, a request must name a loopback host
+(``Host: 127.0.0.1``, ``localhost``, ``[::1]``): a site that rebinds its own name to 127.0.0.1 (DNS rebinding)
+would otherwise be "same origin" with the server.
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ from __future__ import annotations
 import asyncio
 import json
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Sequence
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -40,6 +44,8 @@ from benchwarden.serve.measure import Job, MeasurementService, QueueFull
 MAX_BODY = 16 * 1024
 #: how often an event stream looks for new events, and sends a comment to keep idle connections open
 POLL_S, KEEPALIVE_S = 0.1, 15.0
+#: the Host header values accepted when the server listens on loopback
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
 def error(status: int, message: str) -> JSONResponse:
@@ -60,8 +66,14 @@ class _LiveFiles:
         await self.files(scope, receive, send)
 
 
-def create_app(service: MeasurementService, site: LiveSite) -> Starlette:
-    """The application; ``service`` and ``site`` are started and stopped by its lifespan."""
+def allowed_hosts(bind: str) -> list[str]:
+    """The Host header values to accept for a server listening on ``bind``: loopback names only on loopback."""
+    return list(LOOPBACK_HOSTS) if bind in ("127.0.0.1", "localhost", "::1") else ["*"]
+
+
+def create_app(service: MeasurementService, site: LiveSite, hosts: Sequence[str] = ("*",)) -> Starlette:
+    """The application; ``service`` and ``site`` are started and stopped by its lifespan; ``hosts``: the Host
+    header values accepted (:func:`allowed_hosts`)."""
 
     async def measure(request: Request) -> Response:
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
@@ -146,4 +158,5 @@ def create_app(service: MeasurementService, site: LiveSite) -> Starlette:
         Route("/api/queue", queue_state),
         Mount("/", app=_LiveFiles(site)),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan,
+                     middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))])

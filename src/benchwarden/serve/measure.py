@@ -175,12 +175,12 @@ class MeasurementService:
                               + ("" if self.families else " (none has parameters)"))
         benchmark = found.resolve(params)
         name = str(benchmark.id)
+        cached = self._cached(name)  # reads git and the last build's runs: outside the lock
         with self._lock:
             for job in [*([self._running] if self._running else []), *self._waiting]:
                 if job.name == name and not job.finished:
                     return job  # the same measurement is already under way: join it
             job = Job(next(self._ids), family, benchmark, found.suite)
-            cached = self._cached(name)
             if cached is not None:
                 run, summary = cached
                 self.jobs[job.id] = job
