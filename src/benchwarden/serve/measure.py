@@ -4,7 +4,8 @@ Horký's measurement server (digest seed-000 §4) measures what a reader asks fo
 phases.  Here a *job* is one benchmark with one combination of parameter values:
 
 1. **cache**: if the store already holds a run that measured exactly this benchmark at the commit and on the
-   machine being served (a clean tree, or a run this server made), the job is answered at once from it;
+   machine being served (a clean tree, or a run this server made), the job is answered at once from it (this
+   server's own finished measurements are known at once; other runs once the site was rebuilt from the store);
 2. **quick**: one short fork (2 warmup and 3 measurement iterations of at most 100 ms) — a first number within
    seconds, labelled ``serve quick`` and never used as a cached answer;
 3. **accurate**: a run with the suite's own settings (its stop policy, forks, iterations), labelled ``serve``;
@@ -153,6 +154,7 @@ class MeasurementService:
         self.on_stored = on_stored
         self.git = git or (lambda: git_state(config.root))
         self.made: set[int] = set()  # run ids this server stored (a dirty tree's cache is only its own runs)
+        self._fresh: dict[str, dict[str, Any]] = {}  # finished measurements by benchmark, until the site has them
         self.jobs: dict[int, Job] = {}
         self._ids = itertools.count(1)
         self._queue: queue.Queue[Job | None] = queue.Queue()
@@ -182,9 +184,8 @@ class MeasurementService:
                     return job  # the same measurement is already under way: join it
             job = Job(next(self._ids), family, benchmark, found.suite)
             if cached is not None:
-                run, summary = cached
                 self.jobs[job.id] = job
-                job.emit("cached", run=run.id, commit=run.meta.commit, **summary_event(summary))
+                job.emit("cached", **cached)
                 return job
             if len(self._waiting) >= MAX_QUEUED:
                 raise QueueFull(f"{len(self._waiting)} measurements are already waiting; ask again later")
@@ -199,12 +200,17 @@ class MeasurementService:
             return {"running": self._running.to_json() if self._running else None,
                     "waiting": [j.to_json() for j in self._waiting]}
 
-    def _cached(self, name: str) -> tuple[RunData, BenchmarkSummary] | None:
-        """The newest stored run that measured ``name`` at the served commit on this machine, with its summary."""
+    def _cached(self, name: str) -> dict[str, Any] | None:
+        """What the store holds for ``name`` at the served commit on this machine (the run, its commit, its summary):
+        this server's own finished measurements first (known before the site is rebuilt), then the newest stored
+        run of the last build."""
         state = self.git()
-        here = machine_key(machine_identity())
         if state.commit is None:
             return None
+        fresh = self._fresh.get(name)
+        if fresh is not None and fresh["commit"] == state.commit:
+            return fresh
+        here = machine_key(machine_identity())
         for run in self.runs():
             meta = run.meta
             if meta.commit != state.commit or run.status is not RunStatus.COMPLETE or meta.label == QUICK_LABEL:
@@ -217,7 +223,7 @@ class MeasurementService:
             for result in run.results:
                 if str(result.benchmark.id) == name and result.status is BenchmarkStatus.OK \
                         and result.measurement_matrix():
-                    return run, summarize_benchmark(result)
+                    return {"run": run.id, "commit": meta.commit, **summary_event(summarize_benchmark(result))}
         return None
 
     # -- the worker ------------------------------------------------------------------------------------------
@@ -249,11 +255,14 @@ class MeasurementService:
                     self._running = job
                     for position, waiting in enumerate(self._waiting, start=1):
                         waiting.emit("queued", position=position)
+                stored = False
                 try:
-                    self._measure(store, job)
+                    stored = self._measure(store, job)
                 finally:
                     with self._lock:
                         self._running = None
+                if stored and not self.stopping.is_set():  # after the last event: a big store takes seconds to build
+                    self._refresh()
             with self._lock:  # the server is stopping: nothing that waits will run
                 for job in self._waiting:
                     job.emit("cancelled", message="the server stopped before this measurement began")
@@ -261,7 +270,8 @@ class MeasurementService:
         finally:
             store.close()
 
-    def _measure(self, store: Any, job: Job) -> None:
+    def _measure(self, store: Any, job: Job) -> bool:
+        """Measure ``job`` (its events tell how it went); True when it stored a run."""
         job.emit("started")
         stored = False
         try:
@@ -283,13 +293,15 @@ class MeasurementService:
                 if result.status is not BenchmarkStatus.OK:
                     job.emit("failed", phase=phase, run=outcome.run_id,
                              message=result.message or f"the benchmark {result.status.value}")
-                    return
+                    return stored
                 summary = summarize_benchmark(result)
                 if phase == "quick":
                     job.emit("quick", run=outcome.run_id, **summary_event(summary))
                 else:
-                    self._refresh()
-                    job.emit("done", run=outcome.run_id, **summary_event(summary))
+                    final = {"run": outcome.run_id, "commit": meta.commit, **summary_event(summary)}
+                    if meta.commit is not None:
+                        self._fresh[job.name] = final
+                    job.emit("done", **final)
         except RunInterrupted as exc:
             job.emit("cancelled", run=exc.run_id, message=f"the server stopped; every completed fork of run "
                                                           f"{exc.run_id} is stored (benchwarden run --resume "
@@ -298,9 +310,7 @@ class MeasurementService:
             job.emit("failed", message=str(exc))
         except Exception as exc:  # a bug must not kill the worker and leave every later reader waiting
             job.emit("failed", message=f"internal error: {type(exc).__name__}: {exc}")
-        finally:
-            if stored and not job.state == "done":
-                self._refresh()
+        return stored
 
     def _refresh(self) -> None:
         try:
