@@ -1,10 +1,12 @@
 """Forks on a real dask.distributed cluster (issue #18): a `dask scheduler` and two `dask worker --resources bench=1
---nthreads 1` processes on loopback, started by the test; `run` and `compare` on the Python example over them.
+--nthreads 1` processes on loopback, started by the test; `run` and `compare` on the Python and Go examples over them.
 
 Checked: a worker whose python3 reports another version is warned about before any fork; forks land on both
 workers and each records its worker; the store holds what a local run of the same settings holds, in structure; compare runs each pair's base and candidate fork on the same worker; a worker
 killed (SIGKILL) mid-fork loses only that fork — kept as LOST with its iterations, run again on the other worker —
-and the run completes with every completed fork kept.  The Python example is the fastest to prepare (no build);
+and the run completes with every completed fork kept.  The Go example's test binary is built once by the driver
+and run by the workers from the shared folder, as on a cluster with a shared filesystem (docs/distributed.md).
+The Python example is the fastest to prepare (no build);
 iteration times are short and fork counts small, so the module runs in about a minute on a loaded 2-core machine.
 """
 
@@ -189,6 +191,35 @@ def test_compare_runs_each_pair_on_one_worker(two_workers, tmp_path):
         assert {f.index: f.machine["name"] for f in c.forks} == pairs  # blocking by machine
         workers.update(pairs.values())
     assert workers == {"w1", "w2"}
+
+
+def test_the_go_example_runs_and_compares_over_the_workers(two_workers, tmp_path):
+    if shutil.which("go") is None:
+        pytest.skip("the Go toolchain ('go') is not on PATH")
+    root = tmp_path / "go"
+    shutil.copytree(REPO / "examples" / "go", root, ignore=shutil.ignore_patterns(".benchwarden"))
+    short = ("--warmup", "2", "--iterations", "3", "--iteration-time", "100ms")
+    status, payload, err = _cli(root, "run", "--filter", "Tokenize", "--forks", "3", *short, "--stop", "static",
+                                "--cluster", two_workers.address)  # two benchmarks at once: one per worker
+    assert status == 0, err
+    with open_store(root / ".benchwarden" / "results.db") as store:
+        run = store.load_run(payload["run"])
+    assert run.status is RunStatus.COMPLETE
+    assert [r.benchmark.id.key for r in run.results] == ["BenchmarkTokenize[size=100]", "BenchmarkTokenize[size=1000]"]
+    forks = [f for r in run.results for f in r.forks]
+    assert [f.status for f in forks] == [ForkStatus.COMPLETE] * 6
+    assert {f.machine["name"] for f in forks} == {"w1", "w2"}
+    assert all(f.measurement[0].secondary.get("allocs/op", 0) > 0 for f in forks)  # Go's own figures, remote
+    # the slow tokenizer's allocations differ deterministically: a pair's two forks on one worker, and a verdict
+    status, payload, err = _cli(root, "compare", "--cluster", two_workers.address, "--variant-env", "WORDSTAT_SLOW=1",
+                                "--filter", r"Tokenize\[size=100\]", *short, "--min-forks", "2", "--max-forks", "3")
+    assert status in (0, 1), err
+    with open_store(root / ".benchwarden" / "results.db") as store:
+        base, candidate = store.load_run(payload["base"]["run_id"]), store.load_run(payload["candidate"]["run_id"])
+    (b,), (c,) = base.results, candidate.results
+    assert {f.index: f.machine["name"] for f in c.forks} == {f.index: f.machine["name"] for f in b.forks}
+    (verdict,) = payload["benchmarks"]
+    assert any(m["name"] == "allocs" and m["verdict"] == "worse" for m in verdict["metrics"]), verdict["metrics"]
 
 
 def test_a_worker_killed_mid_fork_loses_only_that_fork(doomed_workers, tmp_path):
