@@ -58,6 +58,9 @@ def machine_info(proc_root: Path = Path("/proc")) -> dict[str, str]:
     name = " ".join(os.environ.get(MACHINE_NAME_VAR, "").split())
     if name:
         info["name"] = name[:MACHINE_KEY_MAX]
+    kind = " ".join(os.environ.get(MACHINE_KIND_VAR, "").split())
+    if kind:
+        info["kind"] = kind[:MACHINE_KEY_MAX]
     return info
 
 
@@ -81,6 +84,36 @@ def machine_key(machine: Mapping[str, str]) -> str:
         return str(name)[:MACHINE_KEY_MAX]
     identity = "\x1f".join(f"{k}={machine.get(k, '')}" for k in MACHINE_KEY_FIELDS)
     return "hw-" + hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
+
+
+#: declares the machine's kind (``BENCHWARDEN_MACHINE_KIND=c6i.large``) where the hardware description does not
+#: tell it: machines whose numbers may be pooled in one mean or verdict (docs/distributed.md)
+MACHINE_KIND_VAR = "BENCHWARDEN_MACHINE_KIND"
+#: what makes two machines of one kind when none is declared: the hardware, not the host
+MACHINE_KIND_FIELDS = ("cpu", "cores", "arch", "memory_bytes")
+
+
+def machine_kind(machine: Mapping[str, str]) -> str:
+    """The kind of a machine: numbers from machines of different kinds are never pooled unless asked for.
+
+    ``machine["kind"]`` (from ``BENCHWARDEN_MACHINE_KIND``) when given; else ``kind-`` and 12 hex digits of a
+    SHA-256 over :data:`MACHINE_KIND_FIELDS` — :func:`machine_key` without the host name (and the given name),
+    so two hosts of one hardware are one kind.
+    """
+    declared = machine.get("kind")
+    if declared:
+        return str(declared)[:MACHINE_KEY_MAX]
+    identity = "\x1f".join(f"{k}={machine.get(k, '')}" for k in MACHINE_KIND_FIELDS)
+    return "kind-" + hashlib.sha256(identity.encode("utf-8")).hexdigest()[:12]
+
+
+def machine_kind_label(machine: Mapping[str, str]) -> str:
+    """A short description of the kind: the declared kind, else cores, CPU model and memory."""
+    if machine.get("kind"):
+        return str(machine["kind"])
+    memory = machine.get("memory_bytes", "")
+    size = f", {int(memory) / 2**30:.0f} GiB" if memory.isdigit() else ""
+    return f"{machine.get('cores', '?')} × {machine.get('cpu', 'unknown CPU')}{size}"
 
 
 def machine_label(machine: Mapping[str, str]) -> str:
@@ -164,15 +197,18 @@ def collect_run_meta(directory: Path | None, *, toolchain: Mapping[str, str] | N
 def machine_identity() -> Mapping[str, str]:
     """:func:`machine_info` of this machine: the hardware collected once per process (it cannot change while we
     run), the name (``BENCHWARDEN_MACHINE``) read at each call, since a caller may set it after the first run
-    of the process (the test suite found a cached name deciding later runs' history key)."""
+    of the process (the test suite found a cached name deciding later runs' history key); the declared kind
+    (``BENCHWARDEN_MACHINE_KIND``) likewise."""
     hardware = _hardware_identity()
-    name = " ".join(os.environ.get(MACHINE_NAME_VAR, "").split())
-    return MappingProxyType({**hardware, "name": name[:MACHINE_KEY_MAX]}) if name else hardware
+    declared = {key: " ".join(os.environ.get(var, "").split())[:MACHINE_KEY_MAX]
+                for key, var in (("name", MACHINE_NAME_VAR), ("kind", MACHINE_KIND_VAR))}
+    declared = {k: v for k, v in declared.items() if v}
+    return MappingProxyType({**hardware, **declared}) if declared else hardware
 
 
 @functools.lru_cache(maxsize=1)
 def _hardware_identity() -> Mapping[str, str]:
-    return MappingProxyType({k: v for k, v in machine_info().items() if k != "name"})
+    return MappingProxyType({k: v for k, v in machine_info().items() if k not in ("name", "kind")})
 
 
 def _git(directory: Path, *args: str) -> str | None:

@@ -1,7 +1,8 @@
 """Forks on a real dask.distributed cluster (issue #18): a `dask scheduler` and two `dask worker --resources bench=1
 --nthreads 1` processes on loopback, started by the test; `run` and `compare` on the Python and Go examples over them.
 
-Checked: a worker whose python3 reports another version is warned about before any fork; forks land on both
+Checked: a worker whose python3 reports another version is warned about before any fork; workers of different
+machine kinds are refused before any fork, and pooled (with a warning) only with --mix-machines; forks land on both
 workers and each records its worker; the store holds what a local run of the same settings holds, in structure; compare runs each pair's base and candidate fork on the same worker; a worker
 killed (SIGKILL) mid-fork loses only that fork — kept as LOST with its iterations, run again on the other worker —
 and the run completes with every completed fork kept.  The Go example's test binary is built once by the driver
@@ -130,6 +131,13 @@ def doomed_workers(tmp_path_factory):
     yield from _cluster(tmp_path_factory, "cluster-kill", ("w1", "w2"))
 
 
+@pytest.fixture
+def unlike_workers(tmp_path_factory):
+    """A cluster of its own whose w2 declares another machine kind (BENCHWARDEN_MACHINE_KIND)."""
+    yield from _cluster(tmp_path_factory, "cluster-kinds", ("w1", "w2"),
+                        env={"w2": {**os.environ, "BENCHWARDEN_MACHINE_KIND": "other-kind"}})
+
+
 def _example(tmp_path: Path) -> Path:
     if shutil.which("python3") is None:
         pytest.skip("'python3' is not on PATH")
@@ -220,6 +228,27 @@ def test_the_go_example_runs_and_compares_over_the_workers(two_workers, tmp_path
     assert {f.index: f.machine["name"] for f in c.forks} == {f.index: f.machine["name"] for f in b.forks}
     (verdict,) = payload["benchmarks"]
     assert any(m["name"] == "allocs" and m["verdict"] == "worse" for m in verdict["metrics"]), verdict["metrics"]
+
+
+def test_workers_of_different_kinds_are_refused_unless_mixing_is_asked_for(unlike_workers, tmp_path):
+    root = _example(tmp_path)
+    out, err_io = io.StringIO(), io.StringIO()
+    status = main(["run", "--config", str(root / "benchwarden.toml"), "--suite", "wordstat", *RUN, "--cluster",
+                   unlike_workers.address, "-q"], stdout=out, stderr=err_io)
+    err = err_io.getvalue()
+    assert status == 2 and "machines of 2 kinds" in err and "w2: other-kind" in err and "--mix-machines" in err, err
+    assert out.getvalue() == "" and _runs(root) == []  # refused before any run
+    status, payload, err = _cli(root, "run", *RUN, "--cluster", unlike_workers.address, "--mix-machines")
+    assert status == 0 and "warning: the cluster's workers are machines of 2 kinds" in err, err
+    with open_store(root / ".benchwarden" / "results.db") as store:
+        run = store.load_run(payload["run"])
+    kinds = {f.machine["name"]: f.machine["kind"] for r in run.results for f in r.forks}
+    assert kinds["w2"] == "other-kind" and kinds["w1"].startswith("kind-"), kinds
+
+
+def _runs(root: Path) -> list:
+    with open_store(root / ".benchwarden" / "results.db") as store:
+        return store.list_runs()
 
 
 def test_a_worker_killed_mid_fork_loses_only_that_fork(doomed_workers, tmp_path):

@@ -23,6 +23,12 @@ cluster_option = click.option(
          "processes here); default: [cluster] address in the config. Workers declare --resources bench=1.")
 
 
+mix_machines_option = click.option(
+    "--mix-machines", is_flag=True,
+    help="With --cluster: run even when the workers are machines of different kinds (their forks are then pooled "
+         "in one mean and verdict); without it such a cluster is refused before any fork.")
+
+
 def wants_cluster(cli_value: str | None, config: "Config | None") -> bool:
     return cli_value is not None or bool(config is not None and config.sections.get("cluster", {}).get("address"))
 
@@ -54,6 +60,30 @@ def cluster_session(cli_value: str | None, config: "Config | None", err_console:
         session.close()
         if session.scheduler_lost is not None and quiet:  # said already unless quiet; the cause of the interrupt
             err_console.print(visible(session.scheduler_lost), markup=False, highlight=False)
+
+
+def check_mix_machines(mix_machines: bool, cli_value: str | None, config: "Config | None") -> None:
+    """``--mix-machines`` is honoured only with a cluster: a usage error without one."""
+    if mix_machines and not wants_cluster(cli_value, config):
+        raise click.UsageError("--mix-machines goes with --cluster (or [cluster] address): forks that run here all "
+                               "run on one machine")
+
+
+def check_machine_kinds(session: "ClusterSession", mix_machines: bool, err_console: Any) -> None:
+    """Before any fork: refuse a cluster whose workers are machines of different kinds — their numbers do not belong
+    in one mean or verdict — unless ``--mix-machines``; then a warning (printed even with -q)."""
+    from benchwarden.cluster.toolchain import mixed_kinds
+    from benchwarden.errors import BenchwardenError
+
+    found = mixed_kinds(session.machine_kinds())
+    if found is None:
+        return
+    if not mix_machines:
+        raise BenchwardenError(f"{found}: numbers from machines of different kinds do not belong in one mean or "
+                               "verdict. Start workers of one kind (or declare their kind with "
+                               "BENCHWARDEN_MACHINE_KIND on each worker), or pass --mix-machines to pool them")
+    err_console.print(visible(f"warning: {found}; --mix-machines: their forks are pooled"), markup=False,
+                      highlight=False)
 
 
 def warn_odd_toolchains(session: "ClusterSession", contexts: list[Any], err_console: Any) -> None:

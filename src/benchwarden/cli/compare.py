@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING
 
 import click
 
-from benchwarden.cli.cluster_access import cluster_option, cluster_session, wants_cluster, warn_odd_toolchains
+from benchwarden.cli.cluster_access import (
+    check_machine_kinds,
+    check_mix_machines,
+    cluster_option,
+    cluster_session,
+    mix_machines_option,
+    wants_cluster,
+    warn_odd_toolchains,
+)
 from benchwarden.cli.common import (
     ExitStatus,
     FiniteFloatRange,
@@ -42,7 +50,7 @@ if TYPE_CHECKING:
 #: options that only mean something when compare measures (rejected with --runs); parameter names
 _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env", "base_jvm_arg", "min_forks",
                       "max_forks", "confirm", "pairing", "seed", "warmup", "iterations", "iteration_time", "params", "label",
-                      "quiet", "cluster")
+                      "quiet", "cluster", "mix_machines")
 
 
 @click.command("compare")
@@ -86,9 +94,11 @@ _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env",
 @click.option("--label", help="A label stored with both runs.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines; only the final table.")
 @cluster_option
+@mix_machines_option
 def compare_command(inv: Invocation, base, candidate, runs, against, artifacts, variant_env, variant_jvm_arg, base_env,
                     base_jvm_arg, min_change, confidence, min_forks, max_forks, confirm, pairing, seed, warmup, iterations,
-                    iteration_time, markdown_path, junit_path, html_path, params, label, quiet, cluster) -> int:
+                    iteration_time, markdown_path, junit_path, html_path, params, label, quiet, cluster,
+                    mix_machines) -> int:
     """Compare two versions benchmark by benchmark: faster, slower, unchanged or inconclusive.
 
     BASE and CANDIDATE are git revisions by default (CANDIDATE defaults to the working tree,
@@ -111,8 +121,9 @@ def compare_command(inv: Invocation, base, candidate, runs, against, artifacts, 
         if candidate is not None:
             raise UsageError("--against history takes one stored run (id, latest, latest~N), not two")
     config = _config(inv, required=not (runs or against))
+    check_mix_machines(mix_machines, cluster, config)
     settings = compare_settings(config, min_change=min_change, confidence=confidence, min_forks=min_forks,
-                         max_forks=max_forks, confirm=confirm, pairing=pairing)
+                                max_forks=max_forks, confirm=confirm, pairing=pairing)
     for warning in settings.warnings():
         inv.err_console.print(visible(f"warning: {warning}"), markup=False, highlight=False)
     store = open_store(store_url_for(inv))
@@ -139,6 +150,7 @@ def compare_command(inv: Invocation, base, candidate, runs, against, artifacts, 
                     comparison = run_comparison(sources, store, options, listener=listener)
                 else:  # pairs on the workers at once, the two forks of a pair on one worker
                     warn_odd_toolchains(session, [s.context for s in suites], inv.err_console)
+                    check_machine_kinds(session, mix_machines, inv.err_console)
                     comparison = run_comparison(sources, store, options, listener=listener,
                                                 adapter_factory=session.adapter_factory,
                                                 concurrency=session.fork_slots, pair_scope=session.same_worker,

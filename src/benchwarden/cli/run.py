@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from benchwarden.cli.cluster_access import cluster_option, cluster_session, warn_odd_toolchains
+from benchwarden.cli.cluster_access import (
+    check_machine_kinds,
+    check_mix_machines,
+    cluster_option,
+    cluster_session,
+    mix_machines_option,
+    warn_odd_toolchains,
+)
 from benchwarden.cli.common import (
     ExitStatus,
     Invocation,
@@ -95,8 +102,9 @@ _RUN_SHAPING_OPTIONS = ("suite", "filter_", "forks", "warmup", "iterations", "it
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr (a live line in a terminal, one line per "
               "fork elsewhere); only the final table.")
 @cluster_option
+@mix_machines_option
 def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop, criteria, thresholds, window,
-                details, resume, params, label, quiet, cluster) -> int:
+                details, resume, params, label, quiet, cluster, mix_machines) -> int:
     """Run benchmarks and store every iteration of every fork.
 
     Each fork is a fresh process of the suite's own harness; warmup and measurement iterations are
@@ -116,6 +124,7 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
                        "--resume finishes a run with the suites, filter, bounds, stopping settings and label it "
                        "was started with")
     config = load_config(inv.config_path)
+    check_mix_machines(mix_machines, cluster, config)
     store = open_store(store_url_for(inv))
     try:
         if resume is not None:
@@ -135,6 +144,7 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
                 cluster_session(cluster, config, inv.err_console, quiet) as session:  # stderr, also under --json
             if session is not None:  # forks on the cluster's workers, one benchmark per worker at a time
                 warn_odd_toolchains(session, [s.context for s in suites], inv.err_console)
+                check_machine_kinds(session, mix_machines, inv.err_console)
                 plan = plan_run(suites, cli_filter, adapter_factory=session.adapter_factory, listener=progress)
                 runner = Runner(store, progress, concurrency=session.fork_slots, on_interrupt=session.interrupt)
             else:

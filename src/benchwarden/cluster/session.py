@@ -161,6 +161,16 @@ class ClusterSession:
         return [f"cluster {self.where.describe()}: {line}" for line in odd_workers(
             {f"{workers.get(a, a)} ({a})" if workers.get(a, a) != a else a: v for a, v in answers.items()})]
 
+    def machine_kinds(self) -> dict[str, dict[str, str]]:
+        """Each fork-running worker's machine kind (``{"kind", "label"}``), by worker name; asked before any fork."""
+        from benchwarden.cluster.worker import machine_kind_probe
+
+        workers = {w.address: w.name for w in self.workers()}
+        if not workers:
+            return {}
+        answers = self.client.run(machine_kind_probe, workers=list(workers))
+        return {workers.get(a, a): dict(v) for a, v in answers.items()}
+
     # -- forks -----------------------------------------------------------------------------------
 
     def adapter_factory(self, kind: str) -> Adapter:

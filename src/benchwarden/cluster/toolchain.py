@@ -66,3 +66,18 @@ def odd_workers(answers: Mapping[str, Mapping[str, str]]) -> list[str]:
                 lines.append(f"worker {worker}: {tool} is {mine!r}" +
                              ("" if tie else f", where {n} of {len(answers)} workers have {common!r}"))
     return lines
+
+
+def mixed_kinds(kinds: Mapping[str, Mapping[str, str]]) -> str | None:
+    """None when every worker is a machine of one kind; else a sentence naming each kind and its workers."""
+    groups: dict[str, list[str]] = {}
+    labels: dict[str, str] = {}
+    for worker, answer in sorted(kinds.items()):
+        kind = answer.get("kind", "unknown")
+        groups.setdefault(kind, []).append(worker)
+        labels.setdefault(kind, answer.get("label", kind))
+    if len(groups) < 2:
+        return None
+    parts = [f"{', '.join(workers)}: {labels[kind]}" for kind, workers in sorted(groups.items(),
+                                                                                 key=lambda kv: kv[1][0])]
+    return f"the cluster's workers are machines of {len(groups)} kinds ({'; '.join(parts)})"

@@ -32,14 +32,23 @@ def stop_event_name(fork_key: str) -> str:
 
 
 def worker_machine() -> dict[str, str]:
-    """This worker as a fork's machine: its address and name in the cluster, its host and machine key."""
+    """This worker as a fork's machine: its address and name in the cluster, its host, machine key and kind."""
     from distributed import get_worker
 
-    from benchwarden.environment import machine_identity, machine_key
+    from benchwarden.environment import machine_identity, machine_key, machine_kind
 
     worker = get_worker()
+    identity = machine_identity()
     return {"worker": str(worker.address), "name": str(worker.name), "host": socket.gethostname(),
-            "machine_key": machine_key(machine_identity())}
+            "machine_key": machine_key(identity), "kind": machine_kind(identity)}
+
+
+def machine_kind_probe() -> dict[str, str]:
+    """Run on a worker before any fork: the kind of machine it is (its key and a description)."""
+    from benchwarden.environment import machine_identity, machine_kind, machine_kind_label
+
+    identity = machine_identity()
+    return {"kind": machine_kind(identity), "label": machine_kind_label(identity)}
 
 
 def run_remote_fork(fork_key: str, inbox: str, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> str:

@@ -69,11 +69,17 @@ def test_resume_refuses_options_that_would_change_the_run(project, extra):
 @pytest.mark.parametrize("extra", [["--confirm", "1"], ["--seed", "3"], ["--label", "x"], ["--warmup", "1"],
                                    ["--iterations", "2"], ["--iteration-time", "5ms"], ["--min-forks", "3"],
                                    ["--max-forks", "5"], ["--artifacts"], ["--variant-env", "A=1"],
-                                   ["--base-jvm-arg", "-Dx"], ["--quiet"]])
+                                   ["--base-jvm-arg", "-Dx"], ["--quiet"], ["--mix-machines"]])
 def test_compare_runs_refuses_measuring_options(project, extra):
     status, _, err = bw("compare", "--runs", "1", "2", *extra)
     assert status == 2
     assert f"{extra[0]}: --runs analyses two stored runs and measures nothing" in err
+
+
+@pytest.mark.parametrize("argv", [["run", "--mix-machines"], ["compare", "HEAD", "--mix-machines"]])
+def test_mix_machines_goes_with_a_cluster(project, argv):
+    status, out, err = bw(*argv)
+    assert status == 2 and "--mix-machines goes with --cluster" in err and out == ""
 
 
 def test_several_refused_options_are_named_together(project):

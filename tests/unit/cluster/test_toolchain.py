@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from benchwarden.adapters.base import SuiteContext
-from benchwarden.cluster.toolchain import odd_workers, probe, tool_commands
+from benchwarden.cluster.toolchain import mixed_kinds, odd_workers, probe, tool_commands
 
 
 def _ctx(kind: str, **options) -> SuiteContext:
@@ -39,3 +39,10 @@ def test_a_worker_unlike_the_others_is_reported_and_agreement_is_silent():
 def test_a_tie_reports_every_worker():
     answers = {"w1": {"java": "openjdk 17"}, "w2": {"java": "openjdk 21"}}
     assert odd_workers(answers) == ["worker w1: java is 'openjdk 17'", "worker w2: java is 'openjdk 21'"]
+
+
+def test_workers_of_one_kind_are_not_mixed_and_other_kinds_are_named():
+    a, b = {"kind": "kind-aaa", "label": "2 × AMD EPYC, 24 GiB"}, {"kind": "kind-bbb", "label": "4 × Intel Xeon, 16 GiB"}
+    assert mixed_kinds({}) is None and mixed_kinds({"w1": a, "w2": a}) is None
+    assert mixed_kinds({"w3": b, "w1": a, "w2": a}) == (
+        "the cluster's workers are machines of 2 kinds (w1, w2: 2 × AMD EPYC, 24 GiB; w3: 4 × Intel Xeon, 16 GiB)")

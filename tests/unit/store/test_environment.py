@@ -158,3 +158,30 @@ def test_the_machine_name_is_read_at_each_call_not_cached_with_the_hardware(monk
     named = environment.machine_identity()
     assert named["name"] == "ci bench-1" and {k: v for k, v in named.items() if k != "name"} == dict(first)
     assert environment.machine_key(named) != environment.machine_key(first)
+
+
+def test_machine_kind_is_the_hardware_without_the_host():
+    from benchwarden.environment import machine_key, machine_kind, machine_kind_label
+
+    one = {"hostname": "bench-01", "cpu": "AMD EPYC 7B13", "cores": "2", "arch": "x86_64",
+           "memory_bytes": str(24 * 2**30), "os": "Linux 6.8"}
+    other_host = {**one, "hostname": "bench-02", "os": "Linux 6.9", "name": "ci-2"}
+    assert machine_kind(one) == machine_kind(other_host) and machine_kind(one).startswith("kind-")
+    assert machine_key(one) != machine_key(other_host)  # two machines of one kind: two history series
+    for field, value in (("cpu", "Intel Xeon 8375C"), ("cores", "4"), ("arch", "aarch64"),
+                         ("memory_bytes", str(8 * 2**30))):
+        assert machine_kind({**one, field: value}) != machine_kind(one), field
+    assert machine_kind_label(one) == "2 × AMD EPYC 7B13, 24 GiB"
+    declared = {**one, "kind": "c6i.large"}
+    assert machine_kind(declared) == "c6i.large" == machine_kind_label(declared)
+
+
+def test_a_declared_kind_is_read_at_each_call(monkeypatch):
+    from benchwarden.environment import MACHINE_KIND_VAR, machine_identity, machine_kind
+
+    monkeypatch.delenv(MACHINE_KIND_VAR, raising=False)
+    hardware = machine_kind(machine_identity())
+    monkeypatch.setenv(MACHINE_KIND_VAR, "  bench   class A ")
+    assert machine_kind(machine_identity()) == "bench class A"
+    monkeypatch.delenv(MACHINE_KIND_VAR)
+    assert machine_kind(machine_identity()) == hardware
