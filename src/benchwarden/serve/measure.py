@@ -136,8 +136,8 @@ class _JobListener(ProgressListener):
 
 
 class MeasurementService:
-    """The queue and its one worker thread.  ``prepared``: the served suites' listed benchmarks (``families``),
-    their adapters and toolchain, found once at start; ``on_stored``: called after each job that stored runs
+    """The queue and its one worker thread.  ``families``, ``adapters``, ``toolchain``: what preparing and listing
+    the served suites found, once at start; ``on_stored``: called after each job that stored runs
     (the live site rebuilds); ``runs``: the runs the cache may answer from, newest first."""
 
     def __init__(self, config: Config, store_url: str, suites: Mapping[str, Suite], adapters: Mapping[str, Adapter],
