@@ -11,7 +11,9 @@ helper itself reported as too short for a ±20 % injection (its ``activations`` 
 This is where precision is measured; the tests (tests/e2e/test_assess_helpers.py, test_python_injection.py)
 check behaviour with margins that hold on a loaded 2-core machine. Figures go to docs/performance.md.
 
-Usage: ``.venv/bin/python benchmarks/injection_precision.py [--processes 3] [--helpers java,go,python]``.
+``--hog`` runs a CPU-bound process beside the measurements (the loaded machine of issue #20).
+
+Usage: ``.venv/bin/python benchmarks/injection_precision.py [--processes 3] [--helpers java,go,python] [--hog]``.
 """
 
 from __future__ import annotations
@@ -121,10 +123,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--processes", type=int, default=3)
     parser.add_argument("--helpers", default="java,go,python")
+    parser.add_argument("--hog", action="store_true", help="run a CPU-bound process beside the measurements")
     args = parser.parse_args()
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.hog else None
+    try:
+        return _measure(args)
+    finally:
+        if hog is not None:
+            hog.kill()
+            hog.wait()
+
+
+def _measure(args: argparse.Namespace) -> int:
     chosen = args.helpers.split(",")
     load = os.getloadavg()[0]
-    print(f"load average at start: {load:.2f}; {args.processes} process(es) per cell\n")
+    beside = "; a CPU-bound process beside" if args.hog else ""
+    print(f"load average at start: {load:.2f}; {args.processes} process(es) per cell{beside}\n")
     print("| helper | method | v | achieved / v (each process) | median | reported short |")
     print("|---|---|---:|---|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:

@@ -559,17 +559,24 @@ def _busy_wait_until(deadline_ns, clock=time.perf_counter_ns):
         pass
 
 
-def slowed(func, factor, overhead_ns=0, nested_overhead_ns=0, clock=time.perf_counter_ns, clock_ns=0):
+def slowed(func, factor, overhead_reads=0.0, nested_reads=0.0, clock=time.perf_counter_ns, clock_ns=0):
     """``func`` wrapped so that each outermost call (per thread) takes ``(1 + factor)`` times as long.
 
-    The wait is ``factor x elapsed`` minus the wrapper's own measured costs: ``overhead_ns`` per
-    outermost call and ``(1 + factor) x nested_overhead_ns`` per nested call made during it (recursion
-    through the wrapper costs time the unslowed function would not spend). Busy-waited with
-    ``perf_counter_ns`` (``time.sleep`` cannot do microseconds). Exceptions pass through, slowed too.
+    The wait is ``factor x elapsed`` minus the wrapper's own cost: ``overhead_reads`` per outermost call
+    and ``(1 + factor) x nested_reads`` per nested call made during it (recursion through the wrapper
+    costs time the unslowed function would not spend). Both are in units of *one clock read as this
+    call saw it*: the wrapper reads the clock twice back to back on entry, and the difference scales the
+    calibrated costs to the machine's speed at that moment. On the 2-vCPU VMs of issue #20 a CPU-bound
+    neighbour puts the whole process into stretches, tens of milliseconds to seconds long, where every
+    operation takes 1.7-2x as long; an overhead calibrated in nanoseconds during such a stretch was
+    subtracted from calls made after it and injected 0.75 x v (and a quiet calibration followed by a
+    slow stretch overshot to 1.3 x v). In clock-read units the wrapper's cost varied by under 10 %
+    between the two states (docs/assess.md). Busy-waited with ``perf_counter_ns`` (``time.sleep``
+    cannot do microseconds). Exceptions pass through, slowed too.
 
     ``counts`` (an attribute of the wrapper) says how precise that was: outermost calls, their total
-    elapsed time, and the *short* ones, whose wait was under 5 x ``clock_ns`` (one clock read): a busy
-    wait ends up to one clock read late, more than 20 % of such a wait.
+    elapsed time, the *short* ones, whose wait was under 5 x ``clock_ns`` (one clock read): a busy wait
+    ends up to one clock read late, more than 20 % of such a wait; and the total of the entry reads.
 
     Per-thread state is ``[depth, nested calls]`` in a dict keyed by ``threading.get_ident()``: integer
     keys make its cost the same in every process (``threading.local`` attribute lookups varied by a
@@ -577,9 +584,10 @@ def slowed(func, factor, overhead_ns=0, nested_overhead_ns=0, clock=time.perf_co
     wrong in some processes).
     """
     states = {}
-    counts = [0, 0, 0]  # outermost calls, their total elapsed ns, short ones (wait < 5 clock reads)
+    counts = [0, 0, 0, 0]  # outermost calls, their total elapsed ns, short ones (wait < 5 clock reads), reads ns
     short_ns = 5 * clock_ns
     get_ident = threading.get_ident
+    nested_scale = (1 + factor) * nested_reads
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -595,6 +603,7 @@ def slowed(func, factor, overhead_ns=0, nested_overhead_ns=0, clock=time.perf_co
                 state[0] -= 1
         state[0] = 1
         state[1] = 0
+        entry = clock()
         start = clock()
         try:
             return func(*args, **kwargs)
@@ -602,9 +611,11 @@ def slowed(func, factor, overhead_ns=0, nested_overhead_ns=0, clock=time.perf_co
             state[0] = 0
             now = clock()
             elapsed = now - start
-            wait = int(factor * elapsed) - overhead_ns - int((1 + factor) * state[1] * nested_overhead_ns)
+            read = start - entry
+            wait = int(factor * elapsed - (overhead_reads + state[1] * nested_scale) * read)
             counts[0] += 1
             counts[1] += elapsed
+            counts[3] += read
             if wait < short_ns:
                 counts[2] += 1
             if wait > 0:
@@ -665,38 +676,50 @@ def clock_read_ns(rounds=9, reads=20000):
     return int(costs[len(costs) // 2])
 
 
-def wrapper_overhead_ns(rounds=40, calls=500, nested=False):
-    """Extra cost (ns) of one call through a ``slowed(..., factor=0)`` wrapper over a direct call.
+def wrapper_overhead_reads(rounds=40, calls=500):
+    """The wrapper's extra cost over a direct call, in units of its own entry clock read: ``(outermost, nested)``.
 
-    Measured with a one-argument function (the typical API call): ``rounds`` rounds of ``calls`` wrapped
-    and ``calls`` direct calls, 1 ms apart, after 10 rounds that let the interpreter specialise both
-    loops. The estimate is min(wrapped round) − min(direct round), as timeit takes the minimum: a round
-    that shared its core with another process is slower *and* its difference is inflated, and on a busy
-    machine whole stretches of tens of milliseconds are, so rounds are spread over about 100 ms.
-    ``nested=True`` measures a call made while an outer call of the same wrapper is in progress.
+    Measured with a one-argument function (the typical API call). Each of ``rounds`` rounds, 1 ms apart
+    after 10 rounds that let the interpreter specialise the loops, times ``calls`` outermost calls
+    through a ``slowed(..., factor=0)`` wrapper (which sum their entry reads), ``calls`` nested calls
+    (made while an outer call is in progress) and ``calls`` direct calls; the round's costs are divided by
+    that round's mean entry read, so a round run while the machine was slow (a CPU-bound neighbour makes
+    everything 1.7-2x slower for long stretches, issue #20) gives the same ratio as a quiet one. The
+    estimate is the median over rounds: a round preempted part-way is an outlier either way.
     """
     def noop(value):
         return value
     wrapped = slowed(noop, 0.0)
-    if nested:
-        wrapped.__benchwarden_states__[threading.get_ident()] = [1, 0]
-    best_wrapped = best_direct = None
+    counts = wrapped.__benchwarden_counts__
+    states = wrapped.__benchwarden_states__
+    clock = time.perf_counter_ns
+    outer, nested = [], []
     try:
         for warm in range(rounds + 10):
-            start = time.perf_counter_ns()
+            reads_before = counts[3]
+            t0 = clock()
             for i in range(calls):
                 wrapped(i)
-            mid = time.perf_counter_ns()
+            t1 = clock()
+            states[threading.get_ident()] = [1, 0]
+            for i in range(calls):
+                wrapped(i)
+            states[threading.get_ident()] = [0, 0]
+            t2 = clock()
             for i in range(calls):
                 noop(i)
-            end = time.perf_counter_ns()
-            if warm >= 10:
-                best_wrapped = mid - start if best_wrapped is None else min(best_wrapped, mid - start)
-                best_direct = end - mid if best_direct is None else min(best_direct, end - mid)
+            t3 = clock()
+            read = (counts[3] - reads_before) / calls
+            if warm >= 10 and read > 0:
+                direct = t3 - t2
+                outer.append(((t1 - t0) - direct) / calls / read)
+                nested.append(((t2 - t1) - direct) / calls / read)
                 time.sleep(0.001)
     finally:
-        wrapped.__benchwarden_states__.clear()
-    return max(0, int((best_wrapped - best_direct) / calls))
+        states.clear()
+    outer.sort()
+    nested.sort()
+    return max(0.0, outer[len(outer) // 2]), max(0.0, nested[len(nested) // 2])
 
 
 def split_target(target):
@@ -728,19 +751,18 @@ class SlowdownHook(object):
         self.target = target
         self.factor = float(factor)
         self.report = report
-        self.overhead_ns = 0
-        self.nested_overhead_ns = 0
+        self.overhead_reads = 0.0
+        self.nested_reads = 0.0
         self.clock_ns = 0
         self.wrapper = None
         self.done = False
 
     def install(self):
-        self.overhead_ns = wrapper_overhead_ns()
-        self.nested_overhead_ns = wrapper_overhead_ns(nested=True)
+        self.overhead_reads, self.nested_reads = wrapper_overhead_reads()
         self.clock_ns = clock_read_ns()
         _append_json_line(self.report, {"v": 1, "event": "installed", "mode": "slowdown", "method": self.target,
-                                        "factor": self.factor, "overhead_ns": self.overhead_ns,
-                                        "nested_overhead_ns": self.nested_overhead_ns, "clock_ns": self.clock_ns})
+                                        "factor": self.factor, "overhead_reads": round(self.overhead_reads, 2),
+                                        "nested_reads": round(self.nested_reads, 2), "clock_ns": self.clock_ns})
         atexit.register(self.write_activations)
         _install_finder(lambda name: name == self.module_name and not self.done, self.patch)
 
@@ -752,7 +774,7 @@ class SlowdownHook(object):
         def make(func):
             if owner is module:
                 func = unwrapped_recursion(module, self.parts[-1], func)
-            self.wrapper = slowed(func, self.factor, self.overhead_ns, self.nested_overhead_ns, clock_ns=self.clock_ns)
+            self.wrapper = slowed(func, self.factor, self.overhead_reads, self.nested_reads, clock_ns=self.clock_ns)
             return self.wrapper
         if owner is None or not _wrap_attribute(owner, self.parts[-1], make):
             _append_json_line(self.report, {"v": 1, "event": "error", "method": self.target,
@@ -766,10 +788,11 @@ class SlowdownHook(object):
         """At exit: the line from which benchwarden estimates how precisely v was injected (as the Java agent's)."""
         if self.wrapper is None:
             return
-        calls, elapsed, short = self.wrapper.__benchwarden_counts__
+        calls, elapsed, short, reads = self.wrapper.__benchwarden_counts__
         _append_json_line(self.report, {"v": 1, "event": "activations", "method": self.target, "activations": calls,
                                         "short": short, "mean_elapsed_ns": elapsed / calls if calls else 0.0,
-                                        "clock_ns": self.clock_ns, "overhead_ns": self.overhead_ns})
+                                        "clock_ns": self.clock_ns, "mean_read_ns": reads / calls if calls else 0.0,
+                                        "overhead_reads": round(self.overhead_reads, 2)})
 
 
 class TraceHook(object):

@@ -25,25 +25,34 @@ def drive(env_spec: dict | None, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-def measured_slowdown(spec, n, target) -> float:
-    done = drive(spec, "ratio", str(n), target)
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
-    return result["slowed_ns"] / result["twin_ns"] - 1
+def measured_slowdown(spec, n, target, processes=1) -> float:
+    """Median over ``processes`` fresh processes, as ``assess`` sees a slowdown: over several forks (a CPU-bound
+    neighbour slows whole processes for long stretches, so one process alone can be off by more than the
+    injection's own error; benchmarks/injection_precision.py measures the spread per process)."""
+    got = []
+    for _ in range(processes):
+        done = drive(spec, "ratio", str(n), target)
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        got.append(result["slowed_ns"] / result["twin_ns"] - 1)
+    return sorted(got)[len(got) // 2]
 
 
 @pytest.mark.parametrize("n", [40, 120])  # about 1.5 µs and 4 µs per call on this class of machine
 def test_slowdown_is_within_20_percent_of_v(n, tmp_path):
     report = tmp_path / "report.jsonl"
     spec = {"v": 1, "mode": "slowdown", "target": "pyprobe:work", "factor": 1.0, "report": str(report)}
-    got = measured_slowdown(spec, n, "work")
+    got = measured_slowdown(spec, n, "work", processes=3)
     assert 0.8 <= got <= 1.2, f"injected slowdown {got:.3f}, expected 1.0 ± 20 %"
-    events = [json.loads(line) for line in report.read_text().splitlines()]
-    assert events[0]["event"] == "installed" and events[1] == {"v": 1, "event": "instrumented",
-                                                                "methods": ["pyprobe:work"]}
-    [activations] = [e for e in events if e["event"] == "activations"]  # written at exit
-    assert activations["activations"] == 151 * 200 and activations["short"] < 0.05 * 151 * 200
-    assert activations["clock_ns"] > 0 and activations["mean_elapsed_ns"] > 500
+    events = [json.loads(line) for line in report.read_text().splitlines()]  # three processes appended to it
+    installed = [e for e in events if e["event"] == "installed"]
+    assert len(installed) == 3 and all(e["overhead_reads"] > 0 and e["nested_reads"] > 0 for e in installed)
+    assert events[1] == {"v": 1, "event": "instrumented", "methods": ["pyprobe:work"]}
+    activations = [e for e in events if e["event"] == "activations"]  # written at exit, one per process
+    assert len(activations) == 3
+    for line in activations:
+        assert line["activations"] == 151 * 200 and line["short"] < 0.05 * 151 * 200
+        assert line["clock_ns"] > 0 and line["mean_elapsed_ns"] > 500 and line["mean_read_ns"] > 0
 
 
 def test_a_function_too_short_for_a_precise_injection_is_reported(tmp_path):
@@ -56,7 +65,7 @@ def test_a_function_too_short_for_a_precise_injection_is_reported(tmp_path):
 
 def test_recursion_is_slowed_once_at_the_outermost_call():
     spec = {"v": 1, "mode": "slowdown", "target": "pyprobe:recurse", "factor": 1.0}
-    got = measured_slowdown(spec, 120, "recurse")
+    got = measured_slowdown(spec, 120, "recurse", processes=3)
     assert 0.8 <= got <= 1.2, f"recursive target slowed by {got:.3f}, expected 1.0 ± 20 % (not compounded)"
 
 
@@ -117,3 +126,20 @@ def test_a_name_also_used_as_an_attribute_keeps_the_wrapper_path():
     assert asv_worker.unwrapped_recursion(module, "walk", original) is original
     plain = _module_with("def add(a, b):\n    return a + b\n")
     assert asv_worker.unwrapped_recursion(plain, "add", plain.add) is plain.add
+
+
+@pytest.mark.parametrize("speed", [1, 2])
+def test_the_wrapper_cost_subtracted_scales_with_the_machine_speed_of_the_call(speed, monkeypatch):
+    """The subtracted cost is in units of the call's own entry read: a call made while a neighbour slows the whole
+    process by 2x (issue #20) subtracts twice the nanoseconds, so its wait stays v x the function's own time."""
+    from benchwarden.adapters import asv_worker
+    waits = []
+    monkeypatch.setattr(asv_worker, "_busy_wait_until", lambda until, clock: waits.append(until))
+    ticks = iter([0, 60 * speed, 60 * speed + 2000 * speed])  # entry, start (one read later), end of the call
+    wrapper = asv_worker.slowed(lambda: None, 0.5, overhead_reads=10.0, clock=lambda: next(ticks))
+    wrapper()
+    [until] = waits
+    end = 60 * speed + 2000 * speed
+    assert until - end == speed * (1000 - 10 * 60)  # v x elapsed - 10 reads, both at this call's speed
+    calls, elapsed, short, reads = wrapper.__benchwarden_counts__
+    assert (calls, elapsed, reads) == (1, 2000 * speed, 60 * speed)
