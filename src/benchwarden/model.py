@@ -158,6 +158,12 @@ class ForkResult:
         return tuple(it.value_ns for it in self.measurement)
 
     @property
+    def machine_name(self) -> str:
+        """The machine the fork ran on as results name it: the cluster worker's name or address; "" for a fork
+        run on the run's own machine."""
+        return self.machine.get("name") or self.machine.get("worker") or ""
+
+    @property
     def last_warmup_decision(self) -> StopDecision | None:
         """The warmup checkpoint that ended (or last continued) the warmup, or None."""
         found = [d for d in self.warmup_decisions if d.reason not in MEASUREMENT_CHECKPOINT_REASONS]

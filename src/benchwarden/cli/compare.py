@@ -243,7 +243,7 @@ def _write_outputs(comparison: Comparison, markdown_path: Path | None, junit_pat
 
 
 def _print(inv: Invocation, c: Comparison, report_path: Path) -> None:
-    from benchwarden.report.comparison_table import comparison_table
+    from benchwarden.report.comparison_table import comparison_table, machine_line
     from benchwarden.report.json_export import comparison_to_dict
     from benchwarden.report.metrics_table import fmt_value, metrics_table
     from benchwarden.report.table import to_rich
@@ -271,6 +271,10 @@ def _print(inv: Invocation, c: Comparison, report_path: Path) -> None:
                       f"candidate/base over fork pairs (simultaneous over all looks, {design.get('spending')} alpha "
                       "spending); ratio: robust (Hodges-Lehmann) estimate; MDE: the smallest change these pairs "
                       "could detect (80 % power).", style="dim", markup=False)
+    for r in c.benchmarks:
+        line = machine_line(r)
+        if line is not None:
+            console.print(visible(line), style="dim", markup=False, highlight=False)
     for r in c.benchmarks:
         if r.message:
             console.print(visible(f"✗ {r.name}: {r.message}", keep_newlines=True), style="red", markup=False,

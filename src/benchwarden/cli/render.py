@@ -7,7 +7,7 @@ from rich.console import Console
 from benchwarden.report.escaping import rich_text
 from benchwarden.report.summary import BenchmarkSummary
 from benchwarden.report.table import Column, TableModel, fmt_number, fmt_percent, to_rich
-from benchwarden.units import format_duration
+from benchwarden.units import format_duration, from_ns_per_op
 
 
 def summary_table(summaries: list[BenchmarkSummary], title: str | None = None) -> TableModel:
@@ -47,7 +47,24 @@ def print_summaries(console: Console, summaries: list[BenchmarkSummary], title: 
             notes[w] = notes.get(w, 0) + 1
     for note, count in notes.items():
         console.print(f"note: {rich_text(note)} ({count} benchmark{'s' if count > 1 else ''})", style="dim")
+    for line in machine_lines(summaries):
+        console.print(rich_text(line), style="dim")
     for s in summaries:
         if s.message:
             console.print(f"[red]✗ {rich_text(s.suite)}:{rich_text(s.key)}:[/red] "
                           f"{rich_text(s.message, keep_newlines=True)}")
+
+
+def machine_lines(summaries: list[BenchmarkSummary]) -> list[str]:
+    """One line per benchmark whose forks ran on several machines: each machine's mean, and the spreads."""
+    lines = []
+    for s in summaries:
+        spread = s.machines
+        if spread is None:
+            continue
+        each = ", ".join(f"{m} {fmt_number(from_ns_per_op(c, s.unit))} ({n} fork{'s' if n > 1 else ''})"
+                         for m, c, n in zip(spread.machines, spread.centers, spread.counts))
+        test = "" if spread.p_value != spread.p_value else f", machines differ: p = {spread.p_value:.2g}"
+        lines.append(f"machines of {s.suite}:{s.key}: {each} {s.unit}; between machines ±{spread.between:.1%}, "
+                     f"between forks on one machine ±{spread.within:.1%}{test}")
+    return lines

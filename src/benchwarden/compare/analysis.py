@@ -18,6 +18,11 @@ from benchwarden.compare.settings import CompareSettings
 from benchwarden.compare.verdict import Judgement, Verdict, judge
 from benchwarden.metrics.catalog import PRIMARY, Rule
 from benchwarden.model import Benchmark, ForkResult, ForkStatus, StopDecision
+from benchwarden.stats import machine_spread
+from benchwarden.stats.results import MachineSpread
+
+#: level of the test that the change differs between machines (reported as a warning, never a verdict)
+MACHINES_ALPHA = 0.01
 
 
 def complete_matrix(forks: Sequence[ForkResult]) -> list[list[float]]:
@@ -107,6 +112,11 @@ def compare_forks(benchmark: Benchmark, base_forks: Sequence[ForkResult], candid
     warnings = list(judgement.warnings)
     if pairs < design.min_pairs:
         warnings.append(f"only {pairs} fork pairs (the design looks from {design.min_pairs})")
+    machines = pair_machines(base_forks, candidate_forks) if paired else None
+    if machines is not None and machines.differ(MACHINES_ALPHA):
+        each = ", ".join(f"{m} ×{c:.3f}" for m, c in zip(machines.machines, machines.centers))
+        warnings.append(f"the change differs between the {len(machines.machines)} machines the pairs ran on "
+                        f"({each}; p = {machines.p_value:.2g}): the verdict holds for these machines together")
     r, e = judgement.ratio, judgement.equivalence
     return BenchmarkComparison(
         verdict=judgement.verdict, ratio=r.point, ci_low=r.low, ci_high=r.high, confidence=r.confidence,
@@ -114,4 +124,24 @@ def compare_forks(benchmark: Benchmark, base_forks: Sequence[ForkResult], candid
         equivalence_low=e.low, equivalence_high=e.high, equivalence_confidence=e.confidence,
         mde=judgement.mde, pairs_needed=judgement.pairs_needed,
         outliers=tuple(o.describe() for o in judgement.analysis.outliers),
-        warnings=tuple(dict.fromkeys(warnings)), metrics=metrics, **{**common, "looks": final_looks})
+        warnings=tuple(dict.fromkeys(warnings)), metrics=metrics, machines=machines,
+        **{**common, "looks": final_looks})
+
+
+def pair_machines(base_forks: Sequence[ForkResult], candidate_forks: Sequence[ForkResult]) -> MachineSpread | None:
+    """The machine level of the pairs' time ratios (candidate fork mean / base fork mean), when the pairs ran on
+    two or more machines (a cluster: each pair's forks share a worker, blocking by machine); else None.
+
+    The machine's own level cancels in a pair's ratio, so this measures whether the *change* differs between
+    machines (:func:`benchwarden.stats.machine_spread`)."""
+    base = [f for f in base_forks if f.status is ForkStatus.COMPLETE and f.measurement]
+    candidate = [f for f in candidate_forks if f.status is ForkStatus.COMPLETE and f.measurement]
+    labels = [b.machine_name for b in base]
+    if len(base) != len(candidate) or len(set(labels)) < 2 or any(c.machine_name != m
+                                                                    for c, m in zip(candidate, labels)):
+        return None
+    ratios = [sum(c.measurement_ns) / len(c.measurement) / (sum(b.measurement_ns) / len(b.measurement))
+              for b, c in zip(base, candidate)]
+    if not all(r > 0 and r == r and r != float("inf") for r in ratios):
+        return None
+    return machine_spread(ratios, labels)

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 from benchwarden.compare.metrics import MetricComparison, MetricVerdict
 from benchwarden.compare.verdict import Verdict
 from benchwarden.model import Direction
+from benchwarden.stats.results import MachineSpread
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ class BenchmarkComparison:
     warnings: tuple[str, ...] = ()
     metric: str = "time"
     metrics: tuple[MetricComparison, ...] = ()
+    machines: MachineSpread | None = None
 
     @property
     def name(self) -> str:

@@ -96,3 +96,16 @@ def comparison_table(results: Sequence[BenchmarkComparison], title: str | None =
                    f"{len(r.base_ns)}+{len(r.candidate_ns)}", format_duration(r.time_s)],
                   style=VERDICT_STYLE[r.verdict])
     return model
+
+
+def machine_line(result: BenchmarkComparison) -> str | None:
+    """For pairs that ran on several machines (a cluster): each machine's pairs and ratio, and how much the change
+    differs between machines; None otherwise."""
+    spread = result.machines
+    if spread is None:
+        return None
+    each = ", ".join(f"{m} ×{c:.3f} ({n} pair{'s' if n > 1 else ''})"
+                     for m, c, n in zip(spread.machines, spread.centers, spread.counts))
+    test = "" if spread.p_value != spread.p_value else f", p = {spread.p_value:.2g}"
+    return (f"machines of {result.name}: {each}; the change differs between machines by ±{spread.between:.1%}"
+            f"{test}")

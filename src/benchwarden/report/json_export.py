@@ -4,7 +4,10 @@ Version 2 (the paired log-scale verdict): ``ratio`` is the robust estimate, ``me
 of means; ``equivalence`` is the interval "unchanged" is judged on; ``mde`` and ``pairs_needed``;
 ``outliers``; ``noise_floor`` is gone (the threshold is ``min_change``).  Since metrics (docs/metrics.md),
 also: ``fail_on`` and, per benchmark, ``metric`` (what the ratio is of) and ``metrics`` (every other
-metric, judged: name, unit, rule, verdict, typical values, fork values) — additions only.
+metric, judged: name, unit, rule, verdict, typical values, fork values) — additions only.  Since machines
+(docs/distributed.md), per benchmark ``machines``: when the pairs ran on several cluster workers, each
+machine's pairs and geometric-mean ratio, the spread of the change between machines and the test that it
+differs (``null`` otherwise) — an addition.
 
 Everything the verdicts were decided from is included — ratios and intervals, p-values,
 thresholds, the look trail, the fork-level measurements (ns/op) — so another tool can
@@ -28,6 +31,16 @@ def _finite(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else value
 
 
+def _finite_tree(value: Any) -> Any:
+    if isinstance(value, float):
+        return _finite(value)
+    if isinstance(value, dict):
+        return {k: _finite_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite_tree(v) for v in value]
+    return value
+
+
 def benchmark_to_dict(r: BenchmarkComparison) -> dict[str, Any]:
     return {
         "suite": r.suite, "benchmark": r.key, "mode": r.mode, "unit": r.unit, "direction": r.direction.value,
@@ -45,6 +58,7 @@ def benchmark_to_dict(r: BenchmarkComparison) -> dict[str, Any]:
                   for look in r.looks],
         "measurements_ns": {"base": [list(f) for f in r.base_ns], "candidate": [list(f) for f in r.candidate_ns]},
         "metric": r.metric,
+        "machines": None if r.machines is None else _finite_tree(r.machines.to_json()),
         "metrics": [{k: (_finite(v) if isinstance(v, float) else v) for k, v in m.to_dict().items()}
                     for m in r.metrics],
     }

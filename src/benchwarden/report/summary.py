@@ -10,6 +10,12 @@ where JMH printed 188.1 on a loaded machine).  The **interval** is a t interval 
 scale of those fork means (:func:`benchwarden.stats.ci_mean_log_t`): positive, and it cannot explode
 because of one fork — an outlying fork is left out of it by the generalized ESD test and named in the
 warnings.  With one fork there is no interval over forks ("n/a").  Statistics elsewhere run on ns/op.
+
+**Machines** (forks on a cluster, docs/distributed.md): when the complete forks ran on two or more machines,
+``machines`` holds the machine level of their fork means (:func:`benchwarden.stats.machine_spread`): each
+machine's mean, the spread between machines and between forks on one machine, and the test of whether the
+machines differ. The interval stays the one over the forks measured (on these machines); when the machines
+differ (p < 1 − confidence) a warning says how far another machine of the kind may sit.
 """
 
 from __future__ import annotations
@@ -19,7 +25,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from benchwarden import stats
-from benchwarden.model import BenchmarkResult, ForkStatus, RunData
+from benchwarden.model import BenchmarkResult, ForkResult, ForkStatus, RunData
+from benchwarden.stats.results import MachineSpread
 from benchwarden.units import from_ns_per_op
 
 
@@ -44,6 +51,7 @@ class BenchmarkSummary:
     confidence: float = 0.99
     message: str | None = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    machines: MachineSpread | None = None  # the machine level, when forks ran on 2 or more machines
 
     def display(self, value_ns: float | None) -> float | None:
         return None if value_ns is None else from_ns_per_op(value_ns, self.unit)
@@ -69,7 +77,16 @@ class BenchmarkSummary:
             "mean_ns_per_op": self.mean_ns, "cv": self.cv, "forks": self.forks, "forks_failed": self.forks_failed,
             "warmup_iterations": self.warmup_iterations, "measurement_iterations": self.measurement_iterations,
             "time_s": round(self.time_s, 3), "message": self.message, "warnings": list(self.warnings),
+            "machines": None if self.machines is None else self.machines.to_json(),
         }
+
+
+def machine_level(forks: list[ForkResult], values: list[float]) -> MachineSpread | None:
+    """The machine level of one value per fork, when the forks ran on 2 or more machines; else None."""
+    labels = [f.machine_name or "this machine" for f in forks]
+    if len(set(labels)) < 2:
+        return None
+    return stats.machine_spread(values, labels)
 
 
 def summarize_benchmark(result: BenchmarkResult, confidence: float = 0.99, seed: int = 0) -> BenchmarkSummary:
@@ -108,10 +125,15 @@ def summarize_benchmark(result: BenchmarkResult, confidence: float = 0.99, seed:
             cv = float(stats.cv(flat))
         except ValueError as exc:
             warnings.append(f"CV n/a: {exc}")
+    machines = machine_level(complete, [float(f.mean()) for f in ns]) if all(np.all(f > 0) for f in ns) else None
+    if machines is not None and machines.differ(1 - confidence):
+        warnings.append(f"the forks' {len(machines.machines)} machines differ by about ±{machines.between:.1%} "
+                        f"(p = {machines.p_value:.2g}): the interval is over these forks on these machines, and "
+                        "another machine of the kind may sit that far off")
     return replace(base, mean_ns=float(np.mean([f.mean() for f in ns])),
                    ci_low_ns=None if ci_ns is None else ci_ns[0], ci_high_ns=None if ci_ns is None else ci_ns[1],
                    cv=cv, mean_display=float(np.mean([f.mean() for f in raw])), ci_display=ci_display,
-                   warnings=tuple(warnings))
+                   warnings=tuple(warnings), machines=machines)
 
 
 def summarize_run(run: RunData, confidence: float = 0.99, seed: int = 0) -> list[BenchmarkSummary]:

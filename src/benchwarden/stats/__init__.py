@@ -32,6 +32,7 @@ from benchwarden.stats.logratio import (
     hodges_lehmann_shift,
     signed_rank_p,
 )
+from benchwarden.stats.machines import machine_spread
 from benchwarden.stats.outliers import outliers_iqr, outliers_tenfold_median, outliers_zscore
 from benchwarden.stats.power import (
     effect_size_gamma,
@@ -41,7 +42,7 @@ from benchwarden.stats.power import (
     variance_components,
 )
 from benchwarden.stats.resampling import hierarchical_bootstrap_means
-from benchwarden.stats.results import Interval, RelativeChange, TestResult, VarianceComponents
+from benchwarden.stats.results import Interval, MachineSpread, RelativeChange, TestResult, VarianceComponents
 from benchwarden.stats.significance import mann_whitney, welch
 from benchwarden.stats.stability import cv, kld_similarity, max_spread, relative_mad
 
@@ -50,6 +51,7 @@ __all__ = [
     "METHODS",
     "ForkData",
     "LogRatio",
+    "MachineSpread",
     "OutlierFork",
     "Interval",
     "RelativeChange",
@@ -75,6 +77,7 @@ __all__ = [
     "hodges_lehmann",
     "hodges_lehmann_shift",
     "kld_similarity",
+    "machine_spread",
     "mann_whitney",
     "max_spread",
     "minimal_detectable_change",

@@ -109,3 +109,32 @@ class VarianceComponents:
     n_forks: int
     iterations_per_fork: float
     warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class MachineSpread:
+    """How a benchmark's values differ between the machines they were measured on (the level above forks).
+
+    ``machines``: each machine's label in order of first appearance, with ``counts`` (values on it) and
+    ``centers`` (the geometric mean of its values); ``between``: the standard deviation of the machine level
+    on the log scale (0.03 ≈ machines differ by ±3 %), ``within``: that of one value around its machine's
+    level; ``p_value``: the one-way ANOVA F test of "no machine effect" (NaN when it cannot be computed).
+    """
+
+    machines: tuple[str, ...]
+    counts: tuple[int, ...]
+    centers: tuple[float, ...]
+    between: float
+    within: float
+    p_value: float
+    warnings: tuple[str, ...] = ()
+
+    def differ(self, alpha: float) -> bool:
+        """Whether the machines differ beyond what the values' spread on one machine explains (``p < alpha``)."""
+        return bool(self.p_value < alpha)
+
+    def to_json(self) -> dict[str, object]:
+        return {"machines": [{"machine": m, "count": n, "center": c}
+                             for m, n, c in zip(self.machines, self.counts, self.centers)],
+                "between": self.between, "within": self.within,
+                "p_value": None if self.p_value != self.p_value else self.p_value, "warnings": list(self.warnings)}

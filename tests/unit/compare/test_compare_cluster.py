@@ -121,3 +121,52 @@ def test_a_pair_broken_by_a_lost_worker_runs_again_and_its_forks_stay_out_of_the
     else:
         assert lost_base == []
     assert [len(s) for s in scopes.scopes].count(2) == len(scopes.scopes) - (0 if base_first else 1)
+
+
+def _forks(means, machines, seed):
+    import numpy as np
+
+    from benchwarden.model import ForkResult, IterationResult
+    rng = np.random.default_rng(seed)
+    return [ForkResult(i + 1, ForkStatus.COMPLETE, started_at=0.0, finished_at=1.0,
+                       measurement=tuple(IterationResult(value_ns=v, raw_value=v)
+                                         for v in mean * np.exp(rng.normal(0, 0.002, 5))),
+                       machine={"worker": f"tcp://10.0.0.{1 + ('w1', 'w2').index(m)}:4000", "name": m})
+            for i, (mean, m) in enumerate(zip(means, machines))]
+
+
+def _judged(change_per_machine, machines):
+    import numpy as np
+
+    from benchwarden.compare.analysis import compare_forks
+    from benchwarden.model import Benchmark, BenchmarkId
+    rng = np.random.default_rng(3)
+    level = {"w1": 100.0, "w2": 130.0}  # the machines' own levels differ by 30 %: cancelled by the pairing
+    base_means = [level[m] * np.exp(rng.normal(0, 0.01)) for m in machines]
+    candidate_means = [b * change_per_machine[m] * np.exp(rng.normal(0, 0.01)) for b, m in zip(base_means, machines)]
+    return compare_forks(Benchmark(BenchmarkId("s", "b"), mode="avgt", unit="ns/op"), _forks(base_means, machines, 1),
+                         _forks(candidate_means, machines, 2), CompareSettings().design(), CompareSettings())
+
+
+def test_pairs_on_two_machines_report_how_the_change_differs_between_them():
+    machines = ["w1", "w2"] * 5
+    same = _judged({"w1": 1.10, "w2": 1.10}, machines)
+    assert same.verdict is Verdict.SLOWER and same.machines is not None
+    assert same.machines.machines == ("w1", "w2") and same.machines.counts == (5, 5)
+    assert all(c == pytest.approx(1.10, rel=0.02) for c in same.machines.centers)  # machine levels cancelled
+    assert not any("differs between the 2 machines" in w for w in same.warnings)
+    split = _judged({"w1": 1.02, "w2": 1.20}, machines)
+    assert split.machines.differ(0.01) and split.machines.between > 0.05
+    assert any("the change differs between the 2 machines the pairs ran on (w1 ×1.0" in w for w in split.warnings)
+    from benchwarden.report.json_export import benchmark_to_dict
+    exported = benchmark_to_dict(split)["machines"]
+    assert [m["machine"] for m in exported["machines"]] == ["w1", "w2"] and exported["p_value"] < 0.01
+    from benchwarden.report.comparison_table import machine_line
+    assert machine_line(split).startswith("machines of s:b: w1 ×1.0") and "(5 pairs)" in machine_line(split)
+
+
+def test_pairs_on_one_machine_have_no_machine_level():
+    one = _judged({"w1": 1.10}, ["w1"] * 6)
+    assert one.machines is None
+    from benchwarden.report.comparison_table import machine_line
+    assert machine_line(one) is None

@@ -103,3 +103,38 @@ def test_one_measured_value_is_n_a_not_a_crash():
     summary = summarize_benchmark(_forks([[42.0]]))
     assert summary.mean == 42.0 and summary.ci is None and summary.cv is None
     assert summary.to_json()["ci"] is None
+
+
+def _on_machines(values_per_fork, machines):
+    result = _result(values_per_fork)
+    forks = tuple(ForkResult(f.index, f.status, measurement=f.measurement, started_at=0.0, finished_at=1.0,
+                             machine={"worker": f"tcp://127.0.0.1:{4000 + i}", "name": m} if m else {})
+                  for i, (f, m) in enumerate(zip(result.forks, machines)))
+    return BenchmarkResult(result.benchmark, forks)
+
+
+def test_forks_on_several_machines_get_the_machine_level_and_a_warning_when_the_machines_differ():
+    # w1's forks at ~100 ns, w2's at ~110 ns, forks on one machine within ±1 %: machines differ (issue #18)
+    result = _on_machines([[100.0, 100.5], [99.0, 99.5], [101.0, 100.0], [110.0, 110.4], [111.0, 109.5],
+                           [109.0, 109.8]], ["w1", "w1", "w1", "w2", "w2", "w2"])
+    summary = summarize_benchmark(result)
+    spread = summary.machines
+    assert spread is not None and spread.machines == ("w1", "w2") and spread.counts == (3, 3)
+    assert spread.centers[0] == pytest.approx(100.0, rel=0.01) and spread.centers[1] == pytest.approx(110.0, rel=0.01)
+    assert 0.05 < spread.between < 0.09 and spread.within < 0.01 and spread.p_value < 0.001
+    assert any("2 machines differ by about ±" in w for w in summary.warnings)
+    exported = json.loads(json.dumps(summary.to_json()))
+    assert [m["machine"] for m in exported["machines"]["machines"]] == ["w1", "w2"]
+    from benchwarden.cli.render import machine_lines
+    [line] = machine_lines([summary])
+    assert line.startswith("machines of s:b: w1 100") and "(3 forks)" in line and "machines differ: p = " in line
+
+
+def test_machines_that_do_not_differ_get_the_level_without_a_warning_and_one_machine_gets_none():
+    values = [[100.0, 101.0], [102.0, 100.5], [101.0, 100.2], [100.8, 101.9]]
+    quiet = summarize_benchmark(_on_machines(values, ["w1", "w2", "w2", "w1"]))  # fork means interleave
+    assert quiet.machines is not None and quiet.machines.p_value > 0.01
+    assert not any("machines differ" in w for w in quiet.warnings)
+    assert summarize_benchmark(_on_machines(values, ["w1"] * 4)).machines is None
+    assert summarize_benchmark(_result(values)).machines is None  # local forks: the run's one machine
+    assert summarize_benchmark(_result(values)).to_json()["machines"] is None
