@@ -145,3 +145,37 @@ def test_a_first_run_above_the_new_level_does_not_move_the_change_a_commit_late(
     runs = [[math.log(v * (1 + 0.01 * j)) for j in range(2)] for v in levels]
     [change] = find_change_points(runs).found
     assert change.index == 6 and 2.2 < change.ratio.point < 2.8
+
+
+def test_steady_runs_never_move_a_clean_step_onto_the_wrong_level_seeded():
+    # With steady runs σ is estimated small, so a misplaced run cost refinement one small cap, less than the
+    # ordinary deviations a move saved elsewhere: a clean 2.5x step at run 6 of 12 was placed at 7 in ~1 % of
+    # series (3 fork summaries per run, fork sd 0.5-2 %). A cut now never moves a run to the level it is further
+    # from. Same series: the step, the largest change, must be at run 6 in every one.
+    rng = np.random.default_rng(0)
+    misplaced = []
+    for sd in (0.005, 0.02):
+        for _ in range(300):
+            levels = np.r_[np.zeros(6), np.full(6, math.log(2.5))]
+            runs = [list(level + rng.normal(0, sd, 3)) for level in levels]
+            found = find_change_points(runs).found
+            largest = max(found, key=lambda c: c.ratio.point, default=None)
+            if largest is None or largest.index != 6:
+                misplaced.append((sd, [(c.index, round(c.ratio.point, 2)) for c in found]))
+    assert misplaced == []  # (a spurious small change point elsewhere is another matter: the A/A tests above)
+
+
+def test_a_run_disturbed_next_to_the_step_stays_on_its_own_level_seeded():
+    # The loaded e2e history's failure mode: one to three runs next to the step measured up to 1.4x slower (a
+    # neighbour slowing the whole machine), on either side. The step must stay the largest change, at run 6.
+    rng = np.random.default_rng(1)
+    wrong = []
+    for _ in range(400):
+        levels = np.r_[np.zeros(6), np.full(6, math.log(2.5))]
+        first, length = int(rng.integers(3, 9)), int(rng.integers(1, 4))
+        levels[first:first + length] += rng.uniform(0.05, math.log(1.4))
+        found = find_change_points([list(level + rng.normal(0, 0.02, 3)) for level in levels]).found
+        largest = max(found, key=lambda c: c.ratio.point, default=None)
+        if largest is None or largest.index != 6:
+            wrong.append((first, length, [(c.index, round(c.ratio.point, 2)) for c in found]))
+    assert len(wrong) <= 2, wrong  # ≤ 0.5 %: where a disturbance and the step's own noise leave p > 0.001
