@@ -3,12 +3,15 @@
 The test builds the history itself: the example as commit 0, eleven more commits that edit the README, and at
 commit 6 the slow tokenizer switched on in the code (``chooseTokenizer(os.Getenv("WORDSTAT_SLOW") + "large")``,
 2-3x slower on ``BenchmarkTokenize[size=1000]``).  Measured either by a real `benchwarden run` after each commit
-or afterwards by `backfill` in cached worktrees (one benchmark, 3 forks of 3 iterations of 20 ms, CPU time per
-op: docs/metrics.md's choice for shared machines; in wall time one loaded commit could move the change point by
-one), `history` must place the change point in ``commit 5..commit 6``.  On a shared, loaded machine a
-neighbour can also move the measured level for real, so another (smaller) change point is tolerated; the
-slowdown must be the largest one.  Twelve commits, as issue #15 asks: with 3 on one side, one disturbed run
-among them leaves the step short of p < 0.001 (seen once while writing this test).
+or afterwards by `backfill` in cached worktrees (one benchmark, 2 forks of 2 iterations), `history` must place the
+change point in ``commit 5..commit 6``, the largest change with p < 0.001.
+
+All in instruction counts (docs/metrics.md): these tests check the pipeline (commits measured, series built,
+change points placed and reported), and a deterministic metric is the one no machine load can move. In CPU time
+they failed about once in five loaded CI runs (issue #20): a CPU-bound neighbour slows this VM's whole processes
+for seconds at a time, CPU time included, and the first commit after the switch measured up to 1.65x above the
+later slow commits (a freshly built binary's first forks); how `history` fares on CPU time under load is measured
+by `benchmarks/history_live.py` (docs/history.md), not asserted here.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(shutil.which("go") is None, reason="the Go toolchain ('go') is not on PATH"),
     pytest.mark.skipif(shutil.which("git") is None, reason="git is not on PATH"),
+    pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not on PATH (instruction counts)"),
 ]
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,7 +40,7 @@ FAST = 'var tokenizer = chooseTokenizer(os.Getenv("WORDSTAT_SLOW"))'
 VARIANT = 'var tokenizer = chooseTokenizer(os.Getenv("WORDSTAT_SLOW") + "{name}")'
 COMMITS, SWITCH = 12, 6
 FILTER = r"^BenchmarkTokenize\[size=1000\]$"
-SHORT = ("--forks", "3", "--warmup", "1", "--iterations", "3", "--iteration-time", "20ms")
+SHORT = ("--forks", "2", "--iterations", "2")  # instruction counts: two-point, exact, no warmup
 GIT_ENV = {"GIT_AUTHOR_NAME": "bw", "GIT_AUTHOR_EMAIL": "bw@example.org", "GIT_COMMITTER_NAME": "bw",
            "GIT_COMMITTER_EMAIL": "bw@example.org"}
 
@@ -53,13 +57,14 @@ def git(root: Path, *args: str) -> str:
                           env={**os.environ, **GIT_ENV}).stdout.strip()
 
 
-def build_history(root: Path, measure=None, *, steps=None, metric: str = "cpu", commits: int = COMMITS) -> list[str]:
+def build_history(root: Path, measure=None, *, steps=None, metric: str = "instructions",
+                  commits: int = COMMITS) -> list[str]:
     """The example as commit 0, README edits, at each commit of ``steps`` (default: the large slowdown at commit 6)
     the named tokenizer switched on in the code; ``measure()`` after each commit."""
     steps = {SWITCH: "large"} if steps is None else steps
     shutil.copytree(REPO / "examples" / "go", root, ignore=shutil.ignore_patterns(".benchwarden"))
     (root / ".gitignore").write_text(".benchwarden/\n")
-    toml = root / "benchwarden.toml"  # CPU time: what a CPU-bound neighbour does to wall time is not a change
+    toml = root / "benchwarden.toml"  # the metric: instruction counts unless a test says otherwise
     toml.write_text(toml.read_text().replace("[defaults]\n", f'[defaults]\nmetric = "{metric}"\n', 1))
     source = root / "wordstat.go"
     original = source.read_text()
@@ -86,7 +91,7 @@ def the_slowdown(config: str, shas: list[str], measured: list[str]) -> dict:
     assert code == 0, err
     [series] = json.loads(out)["series"]
     assert (series["benchmark"], series["machine_key"], series["ordered_by"], series["metric"]) == \
-        (BENCHMARK, "e2e-history", "commit", "cpu")
+        (BENCHMARK, "e2e-history", "commit", "instructions")
     assert [p["commit"] for p in series["points"]] == measured
     changes = series["change_points"]
     slowdown = max(changes, key=lambda c: c["ratio"], default=None)
@@ -147,7 +152,6 @@ def test_backfill_measures_a_range_in_worktrees_and_a_second_backfill_skips_it(t
           f"{slowdown['ratio']:.2f}x; means {slowdown['means']}")
 
 
-@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not on PATH (instruction counts)")
 def test_a_ten_percent_change_partly_undone_is_found_twice_in_instruction_counts(tmp_path, monkeypatch):
     """Issue #15's case: 14 commits, about +10 % at commit 6 ("medium"), partly undone at commit 10 ("small",
     about +4 %), backfilled in instruction counts (deterministic: the noise no machine load can add)."""
@@ -183,7 +187,6 @@ def test_a_ten_percent_change_partly_undone_is_found_twice_in_instruction_counts
           f"both confirmed by compare in {confirm_s:.0f} s")
 
 
-@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not on PATH (instruction counts)")
 def test_bisect_finds_the_commit_in_log2_n_plus_2_sound_comparisons(tmp_path, monkeypatch):
     """The same 14 commits (about +10 % at commit 6, partly undone at commit 10), nothing measured beforehand:
     `bisect` of commit 0..13 must name commit 6, each step a compare session (instruction counts, 2 pairs: the
@@ -210,7 +213,6 @@ def test_bisect_finds_the_commit_in_log2_n_plus_2_sound_comparisons(tmp_path, mo
     print(f"bisect: commit 6 of 13 found in {len(steps)} comparisons, {bisect_s:.0f} s wall; {out.strip()}")
 
 
-@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not on PATH (instruction counts)")
 def test_confirm_refutes_a_change_point_that_the_code_did_not_make(tmp_path, monkeypatch):
     """A false change point, injected the way real ones are born by accident: commits 4-6 backfilled while the
     environment switched the slower tokenizer on (``WORDSTAT_SLOW=medium``, about +10 %), the code unchanged.
