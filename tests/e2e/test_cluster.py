@@ -37,7 +37,7 @@ pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
 DASK = Path(sys.executable).parent / "dask"
-TOKENIZE = r"time_tokenize"
+TOKENIZE = r"time_tokenize\[size=(100|1000)\]"  # two sizes: forks enough to land on both workers
 
 
 class Cluster:

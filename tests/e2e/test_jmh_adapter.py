@@ -89,7 +89,8 @@ def test_listing_has_every_benchmark_and_param_combination(example):
     assert sorted(benchmarks) == sorted([
         "wordstat.bench.CountWordsBench.countHash", "wordstat.bench.CountWordsBench.countSorted",
         "wordstat.bench.NoisyBench.noisy", "wordstat.bench.TopKBench.topK",
-        "wordstat.bench.TokenizeBench.tokenize[size=100]", "wordstat.bench.TokenizeBench.tokenize[size=1000]"])
+        *(f"wordstat.bench.CountWordsBySizeBench.count[size={n}]" for n in (100, 1000, 10000)),
+        *(f"wordstat.bench.TokenizeBench.tokenize[size={n}]" for n in (100, 1000, 10000))])
     assert (benchmarks["wordstat.bench.TopKBench.topK"].mode, benchmarks["wordstat.bench.TopKBench.topK"].unit) == ("thrpt", "ops/ms")
 
 

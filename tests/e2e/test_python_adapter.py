@@ -258,9 +258,13 @@ def test_example_lists_the_shared_wordstat_benchmarks(example):
     assert [b.id.key for b in benchmarks] == [
         "bench_wordstat.CountWords.time_count_hash",
         "bench_wordstat.CountWords.time_count_sorted",
+        "bench_wordstat.CountWordsBySize.time_count[size=100]",
+        "bench_wordstat.CountWordsBySize.time_count[size=1000]",
+        "bench_wordstat.CountWordsBySize.time_count[size=10000]",
         "bench_wordstat.Noisy.time_noisy",
         "bench_wordstat.Tokenize.time_tokenize[size=100]",
         "bench_wordstat.Tokenize.time_tokenize[size=1000]",
+        "bench_wordstat.Tokenize.time_tokenize[size=10000]",
         "bench_wordstat.TopK.time_top_k",
     ]
 

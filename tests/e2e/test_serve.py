@@ -153,8 +153,8 @@ def test_serve_measures_on_demand_in_a_real_browser(tmp_path):
               options: [...document.querySelectorAll('section.measure form select option')].map(o => o.value),
               accepts: document.querySelector('section.measure form small').textContent,
               csp: document.querySelector('meta[http-equiv]').content})""", session))
-            assert form["benchmark"] == TOKENIZE and form["options"] == ["100", "1000"], form
-            assert form["accepts"] == "one of 100, 1000" and "connect-src 'self'" in form["csp"]
+            assert form["benchmark"] == TOKENIZE and form["options"] == ["100", "1000", "10000"], form
+            assert form["accepts"] == "one of 100, 1000, 10000" and "connect-src 'self'" in form["csp"]
             ask_and_watch(browser, session, "1000")
             phases: list[str] = []
             deadline = time.monotonic() + 600
@@ -198,7 +198,7 @@ def test_serve_measures_on_demand_in_a_real_browser(tmp_path):
                 assert time.monotonic() < deadline, status_text
                 time.sleep(0.1)
                 status_text = browser.evaluate("document.querySelector('section.measure .measure-status').textContent", session)
-            assert status_text == "refused: parameter 'size': expected one of 100, 1000, got '5000'"
+            assert status_text == "refused: parameter 'size': expected one of 100, 1000, 10000, got '5000'"
 
             # a hostile declared value is an option's text, never markup
             browser.events.clear()

@@ -33,7 +33,7 @@ pytestmark = [pytest.mark.e2e,
 
 REPO = Path(__file__).resolve().parents[2]
 SHORT = ("--warmup", "1", "--iterations", "3", "--iteration-time", "20ms")
-FILTER = "Tokenize|count_hash"
+FILTER = "Tokenize|CountWordsBySize"  # the two documented methods' benchmarks, 3 sizes each
 GIT_ENV = {"GIT_AUTHOR_NAME": "bw", "GIT_AUTHOR_EMAIL": "bw@example.org", "GIT_COMMITTER_NAME": "bw",
            "GIT_COMMITTER_EMAIL": "bw@example.org"}
 
@@ -94,10 +94,10 @@ def test_site_of_real_runs_opens_offline_with_plots_links_and_names_as_text(tmp_
     assert status == 0, err
     pages = sorted(site.rglob("*.html"))
     real = [p for p in pages if "bench_wordstat" in p.name]
-    assert len(real) == 3 and len(list(site.glob("comparisons/*.html"))) == 2, out
+    assert len(real) == 6 and len(list(site.glob("comparisons/*.html"))) == 2, out
     methods = sorted(site.glob("methods/*.html"))  # the example's [docs.methods]: tokenize and count_words_hash
     assert len(methods) == 2
-    assert len(pages) == 1 + 12 + 3 + 2 + 2 + 1 and f"site: {len(pages)} page(s)" in out  # + the JMH example's audit
+    assert len(pages) == 1 + 12 + 6 + 2 + 2 + 1 and f"site: {len(pages)} page(s)" in out  # + the JMH example's audit
 
     with Browser(tmp_path / "profile", timeout_s=60.0) as browser:
         seen = {}
@@ -129,11 +129,14 @@ def test_site_of_real_runs_opens_offline_with_plots_links_and_names_as_text(tmp_
     # a real benchmark of the example: its history (two commits), latest forks and its parameter curve
     tokenize = next(s for r, s in seen.items() if "time_tokenize-size-100-" in r)
     assert tokenize["figures"] == 4 and {"per commit", "fork 1", "fork 2"} <= set(tokenize["legends"])
-    # the documented methods: tokenize's two sizes plotted (too few for a class, and the page says so)
-    tokenize_doc = next(s for r, s in seen.items() if r.startswith("methods/wordstat.tokenize"))
-    assert tokenize_doc["figures"] == 1 and tokenize_doc["drawn"] == 1
-    assert "2 value(s) of size measured" in (site / "methods").joinpath(
-        next(p.name for p in methods if p.name.startswith("wordstat.tokenize"))).read_text(encoding="utf-8")
+    # the documented methods: each plotted over its three sizes with a fitted class (both grow with the input)
+    for method in ("wordstat.tokenize", "wordstat.count_words_hash"):
+        doc = next(s for r, s in seen.items() if r.startswith(f"methods/{method}"))
+        assert doc["figures"] == 1 and doc["drawn"] == 1, method
+        text = (site / "methods").joinpath(next(p.name for p in methods if p.name.startswith(method))).read_text(
+            encoding="utf-8")
+        assert "≈ " in text and " in size (O(" in text and "value(s) of size measured" not in text, method
+        assert "≈ constant" not in text, method
     # the hostile name: shown as text, never an element; its markup parameter value is text in plotly's legend
     evil = next(s for r, s in seen.items() if r.startswith("benchmarks/evil-"))
     assert evil["title"].startswith(f"evil:{HOSTILE}[size=")

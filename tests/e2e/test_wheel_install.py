@@ -125,7 +125,8 @@ def test_run_on_the_python_example(installed):
     benchmarks = {b["benchmark"]: b for b in result["benchmarks"]}
     assert set(benchmarks) == {"bench_wordstat.CountWords.time_count_hash",
                                "bench_wordstat.Tokenize.time_tokenize[size=100]",
-                               "bench_wordstat.Tokenize.time_tokenize[size=1000]"}
+                               "bench_wordstat.Tokenize.time_tokenize[size=1000]",
+                               "bench_wordstat.Tokenize.time_tokenize[size=10000]"}
     for b in benchmarks.values():
         assert (b["status"], b["forks"], b["measurement_iterations"]) == ("ok", 1, 2), b
         assert b["mean_ns_per_op"] > 0
@@ -137,7 +138,7 @@ def test_run_on_the_python_example(installed):
     _ok(done, "site build")
     site = copy / "site"
     assert (site / "assets" / "plotly.min.js").stat().st_size > 1_000_000 and (site / "assets" / "site.js").is_file()
-    assert len(list(site.glob("benchmarks/*.html"))) == 3 and len(list(site.glob("methods/*.html"))) == 2
+    assert len(list(site.glob("benchmarks/*.html"))) == 4 and len(list(site.glob("methods/*.html"))) == 2
     assert "bench_wordstat.Tokenize.time_tokenize[size=1000]" in (site / "index.html").read_text(encoding="utf-8")
 
 

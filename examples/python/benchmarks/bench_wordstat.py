@@ -2,10 +2,12 @@
 
 Keys as benchwarden shows them (asv names, parameter values as ``repr``):
 
-* ``bench_wordstat.Tokenize.time_tokenize[size=100]`` and ``[size=1000]``: parameterised, and the one
-  the switchable slowdown (``WORDSTAT_SLOW=1``) affects;
+* ``bench_wordstat.Tokenize.time_tokenize[size=100]``, ``[size=1000]`` and ``[size=10000]``: parameterised,
+  and the one the switchable slowdown (``WORDSTAT_SLOW=1``) affects;
 * ``bench_wordstat.CountWords.time_count_hash`` / ``time_count_sorted``: two implementations of the same
   function on the same 1000 words (hash should beat sorted);
+* ``bench_wordstat.CountWordsBySize.time_count[size=100]`` … ``[size=10000]``: how ``count_words_hash``
+  grows with the number of words (the axis of its performance documentation, ``[docs.methods]``);
 * ``bench_wordstat.TopK.time_top_k``: the 10 most frequent of the counts of 1000 words;
 * ``bench_wordstat.Noisy.time_noisy``: deliberately noisy (see its docstring).
 
@@ -19,7 +21,7 @@ import wordstat
 
 
 class Tokenize:
-    params = [100, 1000]
+    params = [100, 1000, 10000]
     param_names = ["size"]
 
     def setup(self, size):
@@ -38,6 +40,19 @@ class CountWords:
 
     def time_count_sorted(self):
         wordstat.count_words_sorted(self.words)
+
+
+class CountWordsBySize:
+    """count_words_hash over 100 to 10,000 words: three values of the axis, so the method's page fits a class."""
+
+    params = [100, 1000, 10000]
+    param_names = ["size"]
+
+    def setup(self, size):
+        self.words = wordstat.tokenize(wordstat.text(size))
+
+    def time_count(self, size):
+        wordstat.count_words_hash(self.words)
 
 
 class TopK:

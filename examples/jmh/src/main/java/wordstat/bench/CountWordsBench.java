@@ -3,7 +3,6 @@ package wordstat.bench;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import io.benchwarden.spl.Documents;
 import io.benchwarden.spl.SPL;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -31,7 +30,6 @@ public class CountWordsBench {
     /** The hash-based count is the faster implementation, checked by {@code benchwarden check}. */
     @Benchmark
     @SPL("SELF <= CountWordsBench.countSorted")
-    @Documents("wordstat.WordStat#countWordsHash(List)")
     public Map<String, Integer> countHash() {
         return WordStat.countWordsHash(words);
     }

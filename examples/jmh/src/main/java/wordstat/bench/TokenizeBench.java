@@ -15,13 +15,13 @@ import org.openjdk.jmh.annotations.State;
 import wordstat.Corpus;
 import wordstat.WordStat;
 
-/** tokenize over 100 and 1000 words: the parameterised benchmark, and the one the slowdown affects. */
+/** tokenize over 100, 1000 and 10000 words: the parameterised benchmark, and the one the slowdown affects. */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class TokenizeBench {
 
-    @Param({"100", "1000"})
+    @Param({"100", "1000", "10000"})
     public int size;
 
     private String text;
