@@ -217,7 +217,8 @@ def test_serve_measures_on_demand_in_a_real_browser(tmp_path):
             families = json.loads(browser.evaluate(
                 "JSON.stringify([...document.querySelectorAll('section.measure')].map(s => s.dataset.benchmark))",
                 session))
-            assert families == ["wordstat:bench_hostile.Hostile.time_tag", TOKENIZE], families
+            assert families == ["wordstat:bench_hostile.Hostile.time_tag",
+                                "wordstat:bench_wordstat.CountWordsBySize.time_count", TOKENIZE], families
             browser.evaluate(f"""const s = document.querySelector('section.measure');
               s.querySelector('select').value = {json.dumps(repr(HOSTILE))};
               s.querySelector('form').requestSubmit(); 'ok'""", session)
