@@ -165,7 +165,7 @@ def test_example_project(tmp_path):
     assert report.jmh_versions == (pom.find("m:properties/m:jmh.version", ns).text,)
     by_method = {b.config.name.rsplit(".", 1)[-1]: b.config for b in report.benchmarks}
     tokenize = next(c for m, c in by_method.items() if m.lower().startswith("tokenize"))
-    assert {p.name: set(p.values) for p in tokenize.params}.get("size") == {"100", "1000"}
+    assert {p.name: set(p.values) for p in tokenize.params}.get("size") == {"100", "1000", "10000"}
     assert any("noisy" in m.lower() for m in by_method)
     assert sum("count" in m.lower() for m in by_method) >= 2  # hash-based and sorted implementations
     assert not any("capitalize" in m.lower() for m in by_method)
