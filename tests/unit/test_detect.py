@@ -206,12 +206,12 @@ def test_init_lists_each_suite_and_says_how_many_benchmarks_it_has(tmp_path):
     out, err = io.StringIO(), io.StringIO()
     assert main(["init", str(root)], stdout=out, stderr=err) == 0, err.getvalue()
     text = out.getvalue()
-    assert "python-py: 6 benchmarks from 5 functions or methods in 1 suite;" in text, text
+    assert "python-py: 10 benchmarks from 6 functions or methods in 1 suite;" in text, text
     assert "python-broken: could not be listed" in text and "benchwarden list" in text
     out = io.StringIO()
     assert main(["init", str(root), "--force", "--json"], stdout=out, stderr=io.StringIO()) == 0
     listed = {s["name"]: s for s in json.loads(out.getvalue())["suites"]}
-    assert listed["python-py"]["benchmarks"] == 6 and listed["python-broken"]["benchmarks"] is None
+    assert listed["python-py"]["benchmarks"] == 10 and listed["python-broken"]["benchmarks"] is None
 
 
 def test_print_refuses_options_it_would_ignore(tmp_path):
