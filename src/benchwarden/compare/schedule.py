@@ -51,7 +51,14 @@ from benchwarden.compare.result import BenchmarkComparison, Look
 from benchwarden.compare.sequential import SequentialDesign
 from benchwarden.compare.settings import CompareSettings
 from benchwarden.model import BenchmarkStatus, ForkResult, ForkStatus, RunStatus, StopDecision
-from benchwarden.runner.engine import MAX_LOST_FORKS, BenchmarkSkipped, PlannedBenchmark, RunInterrupted, run_fork
+from benchwarden.runner.engine import (
+    MAX_LOST_FORKS,
+    BenchmarkSkipped,
+    PairHold,
+    PlannedBenchmark,
+    RunInterrupted,
+    run_fork,
+)
 from benchwarden.runner.policy import StopPolicy, make_policy
 from benchwarden.runner.progress import ProgressListener
 
@@ -216,10 +223,10 @@ class InterleavedSession:
         return tuple(ROLES) if self.rng.random() < 0.5 else tuple(reversed(ROLES))  # type: ignore[return-value]
 
     def _run_pair(self, state: _BenchmarkState, pair: int, order: tuple[str, str] | None = None) -> None:
-        if self.settings.pairing == "simultaneous":
-            self._run_pair_simultaneous(state, pair)
-            return
         order = order or self._draw_order()
+        if self.settings.pairing == "simultaneous":
+            self._run_pair_simultaneous(state, pair, order)
+            return
         self.listener.pair_started(state.key, pair, order)
         state.order.append("".join(role[0] for role in order))
         while True:
@@ -288,8 +295,13 @@ class InterleavedSession:
             return False
         return True
 
-    def _run_pair_simultaneous(self, state: _BenchmarkState, pair: int) -> None:
+    def _run_pair_simultaneous(self, state: _BenchmarkState, pair: int, order: tuple[str, str]) -> None:
         """Both forks of the pair at once, one thread each; stored in role order when both have ended.
+
+        The fork started first is drawn per pair (``order``, from the seed): the one started second finds the
+        machine's cores already taken, and on a loaded machine where the scheduler places it decides how much
+        it shares with the neighbour. Always starting the base first made that a bias of the version; drawn,
+        it is noise that the pairs' spread shows.
 
         An interrupt (Ctrl-C in the main thread, or raised by a listener in a fork's thread) stops both
         forks' process groups, stores what they measured as failed "interrupted" forks and re-raises.
@@ -300,6 +312,7 @@ class InterleavedSession:
         outcomes: dict[str, ForkResult | BaseException] = {}
         running: dict[str, RunningFork] = {}
         cancelled = threading.Event()
+        ended = {role: threading.Event() for role in ROLES}
 
         def cancel() -> None:
             cancelled.set()
@@ -315,17 +328,21 @@ class InterleavedSession:
             planned = state.planned(role)
             policy = state.policies.setdefault(role, make_policy(planned.settings))
             try:
+                other = next(r for r in ROLES if r != role)
                 outcomes[role] = run_fork(planned.adapter, planned, pair, policy, listener, self.wall,
-                                          on_start=lambda fork: started(role, fork))
+                                          on_start=lambda fork: started(role, fork),
+                                          hold=PairHold(done=ended[role], partner=ended[other]))
             except KeyboardInterrupt as exc:
                 outcomes[role] = exc
                 cancel()
             except BaseException as exc:  # noqa: BLE001 - handed to the main thread below
                 outcomes[role] = exc
+            finally:
+                ended[role].set()  # also when the fork never started: the partner must not wait for it
 
         threads = [threading.Thread(target=work, args=(role,), name=f"benchwarden-{role}-fork", daemon=True)
                    for role in ROLES]
-        for role, thread in zip(ROLES, threads):
+        for role, thread in sorted(zip(ROLES, threads), key=lambda item: order.index(item[0])):
             listener.fork_started(state.planned(role).benchmark, pair, self.design.max_pairs)
             thread.start()
         interrupted = False

@@ -154,10 +154,27 @@ def plan_run(suites: Sequence[Suite], cli_filter: str | None = None,
     return plan
 
 
+@dataclass(frozen=True)
+class PairHold:
+    """Two forks measured side by side (compare's simultaneous pairs) keep each other company to the end.
+
+    A fork whose measurement has ended sets ``done`` and keeps its process iterating, unrecorded, until
+    ``partner`` is set (the other fork's measurement has ended, or it has failed or stopped), so that neither
+    fork's last measured iterations run on a machine the other has already left. Without it the version that
+    takes longer — the slower one, in a real regression — always measured its tail with one process fewer
+    beside it: on this 2-vCPU VM with one CPU-bound neighbour the Python example's +6 % change came out
+    *faster* (ratio 0.967, CPU time) in 2 of 3 comparisons (docs/performance.md, "Live verdicts").
+    """
+
+    done: threading.Event
+    partner: threading.Event
+
+
 def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, policy: StopPolicy,
              listener: ProgressListener, wall: Callable[[], float] = time.time,
              recorder: ForkRecorder | None = None,
-             on_start: Callable[[RunningFork], None] | None = None) -> ForkResult:
+             on_start: Callable[[RunningFork], None] | None = None,
+             hold: PairHold | None = None) -> ForkResult:
     """Run one fork: label iterations warmup/measurement by the policy; stop the process at the boundary.
 
     On ForkFailed, the iterations streamed so far are kept in a FAILED fork.
@@ -166,13 +183,15 @@ def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, polic
     ``recorder`` marks the fork's environment and records it as started (see :mod:`.orphans`).
     ``on_start`` receives the running fork as soon as it exists, so a caller that runs forks in
     threads (compare's simultaneous pairs) can stop it from the main thread.
+    ``hold`` (simultaneous pairs): after its measurement the process keeps iterating, unrecorded, until the
+    partner's has ended (:class:`PairHold`); its plan allows twice the iterations for that.
     """
     bounds = planned.bounds
     settings = planned.settings
     ctx = planned.suite.context
     bench = planned.benchmark
     plan = ForkPlan(fork_index=fork_index, iteration_time_s=settings.iteration_time_s,
-                    max_iterations=bounds.max_iterations_per_fork, timeout_s=settings.fork_timeout_s(),
+                    max_iterations=bounds.max_iterations_per_fork * (2 if hold is not None else 1), timeout_s=settings.fork_timeout_s(),
                     iteration_timeout_s=settings.silence_timeout_s(), jvm_args=ctx.jvm_args,
                     env={**ctx.env, **(recorder.env if recorder is not None else {})},
                     metric=settings.metric)
@@ -186,11 +205,14 @@ def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, polic
             recorder.started(bench.id, fork_index, fork)
         if on_start is not None:
             on_start(fork)
-        for result in fork:
+        iterations = iter(fork)
+        for result in iterations:
             phase, number = labels.add(result)
             listener.iteration_done(bench, fork_index, phase, number, result)
             if labels.done:
                 break
+        if hold is not None and labels.done:
+            _keep_company(iterations, hold)
         if not labels.done:
             status = ForkStatus.FAILED
             message = (f"the harness ended after {len(labels.warmup) + len(labels.measurement)} iterations, "
@@ -210,11 +232,25 @@ def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, polic
         exc.partial_fork = partial  # type: ignore[attr-defined]
         raise
     finally:
+        if hold is not None:
+            hold.done.set()
         if fork is not None:
             fork.stop()
     return ForkResult(index=fork_index, status=status, warmup=tuple(labels.warmup),
                       measurement=tuple(labels.measurement), started_at=started, finished_at=wall(),
                       warmup_decisions=tuple(labels.decisions), message=message, machine=_machine_of(fork))
+
+
+def _keep_company(iterations, hold: PairHold) -> None:
+    """The fork's measurement is complete: iterate on, discarding, while the partner still measures. A harness
+    that ends or fails now has nothing left to lose: the measured iterations are already labelled."""
+    hold.done.set()
+    try:
+        while not hold.partner.is_set():
+            if next(iterations, None) is None:
+                return
+    except (ForkFailed, BenchwardenError):
+        return
 
 
 def _machine_of(fork: RunningFork | None) -> dict[str, str]:

@@ -65,6 +65,7 @@ class VersionedAdapter:
     crash_fork: int = 2
     kind: str = "fake"
     delay_s: float = 0.0
+    delay_scales: bool = False  # each iteration's wall time × the version's factor (a slower version takes longer)
     started: list[tuple[str, float, int]] = field(default_factory=list)  # (benchmark, factor, fork index)
     spans: list[tuple[float, float]] = field(default_factory=list)  # one per fork, in the order forks end
 
@@ -93,7 +94,8 @@ class VersionedAdapter:
         fail = None
         if benchmark.id.name.startswith("crash") and factor != 1.0 and plan.fork_index == self.crash_fork:
             fail = 1
-        return VersionedFork(values, benchmark.unit, fail_after=fail, delay_s=self.delay_s, spans=self.spans)
+        delay = self.delay_s * (factor if self.delay_scales else 1.0)
+        return VersionedFork(values, benchmark.unit, fail_after=fail, delay_s=delay, spans=self.spans)
 
 
 _instances = iter(range(1_000_000))

@@ -142,6 +142,29 @@ def test_simultaneous_pairs_run_both_forks_at_the_same_time(tmp_path, store):
     assert again.benchmarks[0].verdict is Verdict.SLOWER and again.benchmarks[0].ratio == result.ratio
 
 
+def test_a_simultaneous_pair_s_faster_fork_keeps_its_process_busy_until_the_slower_one_has_measured(tmp_path, store):
+    # the candidate's iterations take twice as long: without the hold its last iterations would run alone for
+    # about half its fork (~7 iterations × 20 ms = 140 ms), on a machine the base had left; with it the two end
+    # within about one of the base's iterations (20 ms). The median over the pairs: one descheduled thread on a
+    # loaded machine does not decide the test.
+    adapter = VersionedAdapter(names=("steady",), delay_s=0.02, delay_scales=True)
+    comparison = _compare(tmp_path, store, adapter, "2.0", pairing="simultaneous")
+    (result,) = comparison.benchmarks
+    assert result.verdict is Verdict.SLOWER and len(adapter.spans) == 2 * result.pairs
+    gaps = sorted(abs(a[1] - b[1]) for a, b in zip(adapter.spans[::2], adapter.spans[1::2]))
+    assert gaps[len(gaps) // 2] < 0.07, gaps  # both processes ran to the end together
+    for run_id in (1, 2):  # the padding iterations are not recorded
+        assert all(len(f.measurement) == 5 for f in store.load_run(run_id).results[0].forks)
+
+
+def test_which_fork_of_a_simultaneous_pair_starts_first_is_drawn_per_pair(tmp_path, store):
+    adapter = VersionedAdapter(names=("steady",), fork_sigma=0.3, delay_s=0.002)  # noisy: all 12 pairs run
+    comparison = _compare(tmp_path, store, adapter, "1.01", pairing="simultaneous", min_forks=12, max_forks=12)
+    assert comparison.benchmarks[0].pairs == 12
+    first = [adapter.started[i][1] for i in range(0, len(adapter.started), 2)]  # the factor of each pair's first
+    assert len(first) == 12 and {1.0, 1.01} <= set(first), first  # sometimes the base, sometimes the candidate
+
+
 def test_an_interrupt_during_a_simultaneous_pair_stops_both_forks_and_keeps_what_they_measured(tmp_path, store):
     class Interrupting(CompareListener):
         def iteration_done(self, benchmark, fork_index, phase, number, result):
