@@ -64,6 +64,12 @@ from benchwarden.runner.progress import ProgressListener
 
 ROLES = ("base", "candidate")
 
+#: Adapter kinds whose measurements simultaneous pairs were measured to bias (docs/performance.md, "Live
+#: verdicts": the Python example's +9 % change read 1.005 side by side with one CPU-bound neighbour).
+BIASED_SIDE_BY_SIDE = frozenset({"python"})
+SIDE_BY_SIDE_WARNING = ("simultaneous pairs on a Python suite: measured to hide real 9-14 % changes on a loaded "
+                        "machine (docs/compare.md, Limitations); use pairing = \"sequential\"")
+
 
 class CompareInterrupted(RunInterrupted):
     """The user interrupted a comparison; the forks completed so far are stored in both runs."""
@@ -408,6 +414,9 @@ class InterleavedSession:
         self.listener.benchmark_compared(state.result)
 
     def _result(self, state: _BenchmarkState) -> BenchmarkComparison:
-        return compare_forks(state.matched.base.benchmark, state.forks["base"], state.forks["candidate"],
-                             self.design, self.settings, looks=state.looks, order=state.order,
-                             message=state.message, error=state.error, skipped=state.skipped)
+        result = compare_forks(state.matched.base.benchmark, state.forks["base"], state.forks["candidate"],
+                               self.design, self.settings, looks=state.looks, order=state.order,
+                               message=state.message, error=state.error, skipped=state.skipped)
+        if "b+c" in state.order and state.matched.base.suite.context.kind in BIASED_SIDE_BY_SIDE:
+            result = replace(result, warnings=(*result.warnings, SIDE_BY_SIDE_WARNING))
+        return result

@@ -157,6 +157,21 @@ def test_a_simultaneous_pair_s_faster_fork_keeps_its_process_busy_until_the_slow
         assert all(len(f.measurement) == 5 for f in store.load_run(run_id).results[0].forks)
 
 
+@pytest.mark.parametrize(("kind", "pairing", "warned"), [("python", "simultaneous", True),
+                                                         ("python", "sequential", False), ("go", "simultaneous", False)])
+def test_simultaneous_pairs_on_a_python_suite_carry_the_measured_bias_warning(tmp_path, store, kind, pairing, warned):
+    suite = Suite(SuiteContext("s", kind, tmp_path), RunSettings(iteration_time_s=0.01, warmup_min=1, warmup_max=2,
+                                                                 iterations=5))
+    base = Side("base", "v", (suite,))
+    sources = with_variants(Sources("revisions", base, replace(base, role="candidate")),
+                            candidate_env={"FAKE_FACTOR": "1.2"})
+    comparison = run_comparison(sources, store, SessionOptions(settings=CompareSettings(pairing=pairing), seed=1),
+                                adapter_factory=lambda k: VersionedAdapter(names=("steady",)))
+    (result,) = comparison.benchmarks
+    assert result.verdict is Verdict.SLOWER
+    assert any(w.startswith("simultaneous pairs on a Python suite") for w in result.warnings) is warned
+
+
 def test_which_fork_of_a_simultaneous_pair_starts_first_is_drawn_per_pair(tmp_path, store):
     adapter = VersionedAdapter(names=("steady",), fork_sigma=0.3, delay_s=0.002)  # noisy: all 12 pairs run
     comparison = _compare(tmp_path, store, adapter, "1.01", pairing="simultaneous", min_forks=12, max_forks=12)
