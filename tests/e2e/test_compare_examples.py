@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from benchwarden.cli import main
+from tests.support.jmh import private_jmh_lock
 
 pytestmark = pytest.mark.e2e
 
@@ -44,27 +45,8 @@ def _example(tmp_path: Path, name: str) -> Path:
     # the JMH copy keeps target/ (with timestamps) so Maven finds the jar up to date
     shutil.copytree(REPO / "examples" / folder, root, ignore=shutil.ignore_patterns(".benchwarden", "__pycache__"))
     if name == "jmh":
-        _private_jmh_lock(root, tmp_path)
+        private_jmh_lock(root, tmp_path)
     return root
-
-
-def _private_jmh_lock(root: Path, tmp_path: Path) -> None:
-    """Run the JMH host JVM with its own java.io.tmpdir, so its /tmp/jmh.lock is this test's alone.
-
-    JMH refuses to start while another JMH process on the machine holds the lock; on a machine where
-    other JMH runs happen (parallel test sessions) every fork would fail with "Another JMH instance
-    might be running".  The suite's `java` option points at a two-line wrapper; forks are unchanged.
-    """
-    java = shutil.which("java")
-    lock_dir = tmp_path / "jmh-tmp"
-    lock_dir.mkdir()
-    wrapper = tmp_path / "java"
-    wrapper.write_text(f'#!/bin/sh\nexec "{java}" "-Djava.io.tmpdir={lock_dir}" "$@"\n', encoding="utf-8")
-    wrapper.chmod(0o755)
-    config = root / "benchwarden.toml"
-    text = config.read_text(encoding="utf-8")
-    assert 'kind = "jmh"\n' in text
-    config.write_text(text.replace('kind = "jmh"\n', f'kind = "jmh"\njava = "{wrapper}"\n', 1), encoding="utf-8")
 
 
 def _compare(root: Path, name: str, *argv: str) -> tuple[int, dict, str]:

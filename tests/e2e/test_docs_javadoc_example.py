@@ -17,6 +17,7 @@ import pytest
 
 from benchwarden.cli import main
 from benchwarden.site.javadoc import END, START
+from tests.support.jmh import private_jmh_lock
 
 pytestmark = pytest.mark.e2e
 
@@ -37,16 +38,7 @@ def example(tmp_path: Path) -> Path:
             pytest.skip(f"'{tool}' is not on PATH")
     root = tmp_path / "jmh"
     shutil.copytree(REPO / "examples" / "jmh", root, ignore=shutil.ignore_patterns(".benchwarden", "target"))
-    # JMH's host JVM with its own java.io.tmpdir: its /tmp/jmh.lock is this test's alone
-    lock_dir = tmp_path / "jmh-tmp"
-    lock_dir.mkdir()
-    wrapper = tmp_path / "java"
-    wrapper.write_text(f'#!/bin/sh\nexec "{shutil.which("java")}" "-Djava.io.tmpdir={lock_dir}" "$@"\n')
-    wrapper.chmod(0o755)
-    config = root / "benchwarden.toml"
-    text = config.read_text(encoding="utf-8")
-    assert 'kind = "jmh"\n' in text
-    config.write_text(text.replace('kind = "jmh"\n', f'kind = "jmh"\njava = "{wrapper}"\n', 1), encoding="utf-8")
+    private_jmh_lock(root, tmp_path)
     return root
 
 
