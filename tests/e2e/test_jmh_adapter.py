@@ -101,7 +101,7 @@ def test_param_overrides_replace_declared_values_and_reach_the_benchmark(adapter
     keys = sorted(b.id.key for b in adapter.list_benchmarks(overridden))
     assert [k for k in keys if "tokenize" in k] == ["wordstat.bench.TokenizeBench.tokenize[size=2000]",
                                                     "wordstat.bench.TokenizeBench.tokenize[size=7]"]
-    (small,) = [b for b in adapter.list_benchmarks(overridden) if b.id.key.endswith("[size=7]")]
+    (small,) = [b for b in adapter.list_benchmarks(overridden) if b.id.key.endswith("tokenize[size=7]")]
     fork = adapter.start_fork(overridden, small, plan(max_iterations=2))
     assert len(list(fork)) == 2
     with pytest.raises(ListingFailed, match="no benchmark has a parameter named 'sise'"):
