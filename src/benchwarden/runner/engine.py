@@ -29,7 +29,7 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import Adapter, ForkPlan, RunningFork
@@ -162,8 +162,8 @@ class PairHold:
     ``partner`` is set (the other fork's measurement has ended, or it has failed or stopped), so that neither
     fork's last measured iterations run on a machine the other has already left. Without it the version that
     takes longer — the slower one, in a real regression — always measured its tail with one process fewer
-    beside it: on this 2-vCPU VM with one CPU-bound neighbour the Python example's +6 % change came out
-    *faster* (ratio 0.967, CPU time) in 2 of 3 comparisons (docs/performance.md, "Live verdicts").
+    beside it. It was added when the Python example's +6 % change came out *faster* side by side; it did not
+    remove that bias, whose cause is not known (docs/performance.md, "Live verdicts").
     """
 
     done: threading.Event
@@ -191,7 +191,8 @@ def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, polic
     ctx = planned.suite.context
     bench = planned.benchmark
     plan = ForkPlan(fork_index=fork_index, iteration_time_s=settings.iteration_time_s,
-                    max_iterations=bounds.max_iterations_per_fork * (2 if hold is not None else 1), timeout_s=settings.fork_timeout_s(),
+                    max_iterations=bounds.max_iterations_per_fork * (2 if hold is not None else 1),
+                    timeout_s=settings.fork_timeout_s(),
                     iteration_timeout_s=settings.silence_timeout_s(), jvm_args=ctx.jvm_args,
                     env={**ctx.env, **(recorder.env if recorder is not None else {})},
                     metric=settings.metric)
@@ -241,7 +242,7 @@ def run_fork(adapter: Adapter, planned: PlannedBenchmark, fork_index: int, polic
                       warmup_decisions=tuple(labels.decisions), message=message, machine=_machine_of(fork))
 
 
-def _keep_company(iterations, hold: PairHold) -> None:
+def _keep_company(iterations: Iterator[IterationResult], hold: PairHold) -> None:
     """The fork's measurement is complete: iterate on, discarding, while the partner still measures. A harness
     that ends or fails now has nothing left to lose: the measured iterations are already labelled."""
     hold.done.set()
