@@ -10,10 +10,12 @@ the configured confidence, with however many forks each benchmark has.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from benchwarden.compare.analysis import compare_forks
 from benchwarden.compare.result import BenchmarkComparison, Comparison, Look, SideInfo
+from benchwarden.compare.schedule import BIASED_SIDE_BY_SIDE, SIDE_BY_SIDE_WARNING
 from benchwarden.compare.sequential import SequentialDesign
 from benchwarden.compare.settings import CompareSettings
 from benchwarden.compare.verdict import Verdict
@@ -32,7 +34,10 @@ def compare_runs(base: RunData, candidate: RunData, settings: CompareSettings) -
         if c is None:
             unmatched.append((str(b.benchmark.id), "base only"))
             continue
-        results.append(_compare_pair(b, c, stored_design, settings))
+        result = _compare_pair(b, c, stored_design, settings)
+        if session and _side_by_side_biased(session, base, str(b.benchmark.id.suite)):
+            result = replace(result, warnings=(*result.warnings, SIDE_BY_SIDE_WARNING))
+        results.append(result)
     base_ids = {str(r.benchmark.id) for r in base.results}
     unmatched += [(str(r.benchmark.id), "candidate only") for r in candidate.results
                   if str(r.benchmark.id) not in base_ids]
@@ -80,6 +85,17 @@ def _same_session(base: RunData, candidate: RunData) -> Mapping[str, Any] | None
             a.get("role") == "base" and b.get("role") == "candidate":
         return a
     return None
+
+
+def _side_by_side_biased(session: Mapping[str, Any], base: RunData, suite: str) -> bool:
+    """Whether the session ran its pairs side by side on a suite kind that this is measured to bias: the
+    re-analysis carries the same warning as the comparison did (:data:`~.schedule.BIASED_SIDE_BY_SIDE`)."""
+    settings = session.get("settings")
+    if not isinstance(settings, Mapping) or settings.get("pairing") != "simultaneous":
+        return False
+    suites = base.meta.config.get("suites") if isinstance(base.meta.config, Mapping) else None
+    entry = suites.get(suite) if isinstance(suites, Mapping) else None
+    return isinstance(entry, Mapping) and entry.get("kind") in BIASED_SIDE_BY_SIDE
 
 
 def _compare_meta(run: RunData) -> Mapping[str, Any] | None:

@@ -170,6 +170,11 @@ def test_simultaneous_pairs_on_a_python_suite_carry_the_measured_bias_warning(tm
     (result,) = comparison.benchmarks
     assert result.verdict is Verdict.SLOWER
     assert any(w.startswith("simultaneous pairs on a Python suite") for w in result.warnings) is warned
+    # compare --runs on the same two runs: the stored session says how its pairs ran, and the warning stays
+    (again,) = compare_runs(store.load_run(comparison.base.run_id), store.load_run(comparison.candidate.run_id),
+                            CompareSettings()).benchmarks
+    assert again.verdict is Verdict.SLOWER
+    assert any(w.startswith("simultaneous pairs on a Python suite") for w in again.warnings) is warned
 
 
 def test_which_fork_of_a_simultaneous_pair_starts_first_is_drawn_per_pair(tmp_path, store):
