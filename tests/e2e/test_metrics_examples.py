@@ -66,6 +66,7 @@ def test_go_cpu_time_flags_the_slowdown_and_allocations_gate(tmp_path):
                             "--seed", "3", "-q")  # the default 20-pair budget: under load (average 6) 6 pairs left a 2.8x change undecided
     (result,) = data["benchmarks"]
     assert result["metric"] == "cpu" and result["verdict"] == "slower", (result, err)
+    assert set(result["order"]) == {"b+c"}  # pairing "auto": Go in CPU time runs its pairs side by side
     assert status == 1 and data["fail_on"] == ["time", "allocs"]
     allocs = _metric(result, "allocs")
     assert allocs["verdict"] == "worse" and allocs["rule"] == "exact"  # FieldsFunc + ToLower: 167 vs 161 allocs/op

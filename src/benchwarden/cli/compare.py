@@ -77,9 +77,10 @@ _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env",
 @click.option("--min-forks", type=click.IntRange(min=2), help="Fork pairs before the first look (default 4).")
 @click.option("--max-forks", type=click.IntRange(min=2), help="Fork pairs at most per benchmark (default 20).")
 @click.option("--confirm", type=click.IntRange(0, 10), help="Re-measure regressions N times before failing.")
-@click.option("--pairing", type=click.Choice(["sequential", "simultaneous"]),
-              help="Run a pair's two forks back to back in random order (sequential, default) or side by side "
-              "(simultaneous).")
+@click.option("--pairing", type=click.Choice(["auto", "sequential", "simultaneous"]),
+              help="Run a pair's two forks back to back in random order (sequential) or side by side "
+              "(simultaneous); auto (default): side by side where that was measured best (Go suites in CPU "
+              "time), else sequential.")
 @click.option("--seed", type=int, help="Seed of the randomised fork order (default: random, recorded).")
 @click.option("--warmup", type=click.IntRange(min=0), help="Warmup iterations per fork (sets min = max).")
 @click.option("--iterations", type=click.IntRange(min=1), help="Measurement iterations per fork.")

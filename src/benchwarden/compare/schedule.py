@@ -36,6 +36,7 @@ analysis, up to ``MAX_LOST_FORKS`` times per benchmark.
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -64,11 +65,25 @@ from benchwarden.runner.progress import ProgressListener
 
 ROLES = ("base", "candidate")
 
+#: (adapter kind, metric) for which simultaneous pairs were measured live to be the most sensitive mode
+#: (docs/performance.md, "Live verdicts"): ``pairing = "auto"`` (the default) runs these side by side and
+#: everything else in sequence.
+SIDE_BY_SIDE_BEST = frozenset({("go", "cpu")})
+
 #: Adapter kinds whose measurements simultaneous pairs were measured to bias (docs/performance.md, "Live
 #: verdicts": the Python example's +9 % change read 1.005 side by side with one CPU-bound neighbour).
 BIASED_SIDE_BY_SIDE = frozenset({"python"})
 SIDE_BY_SIDE_WARNING = ("simultaneous pairs on a Python suite: measured to hide real 9-14 % changes on a loaded "
                         "machine (docs/compare.md, Limitations); use pairing = \"sequential\"")
+
+
+def resolve_pairing(setting: str, kind: str, metric: str, side_by_side_possible: bool = True) -> str:
+    """The pairing a benchmark's pairs run with: ``setting`` unless it is ``"auto"``, which is simultaneous
+    for the (kind, metric) in :data:`SIDE_BY_SIDE_BEST` when this machine can run a pair side by side (two or
+    more CPUs, not on a cluster), and sequential otherwise."""
+    if setting != "auto":
+        return setting
+    return "simultaneous" if side_by_side_possible and (kind, metric) in SIDE_BY_SIDE_BEST else "sequential"
 
 
 class CompareInterrupted(RunInterrupted):
@@ -164,6 +179,8 @@ class InterleavedSession:
         self.concurrency = max(1, concurrency)
         self.pair_scope = pair_scope or contextlib.nullcontext
         self.on_interrupt = on_interrupt
+        # side by side needs a core per fork, and one machine (a cluster worker runs one fork at a time)
+        self.side_by_side_possible = pair_scope is None and self.concurrency == 1 and (os.cpu_count() or 1) >= 2
 
     def run(self, matched: Sequence[MatchedBenchmark]) -> list[BenchmarkComparison]:
         """Compare every matched benchmark; returns results in the given order. Raises CompareInterrupted."""
@@ -230,7 +247,7 @@ class InterleavedSession:
 
     def _run_pair(self, state: _BenchmarkState, pair: int, order: tuple[str, str] | None = None) -> None:
         order = order or self._draw_order()
-        if self.settings.pairing == "simultaneous":
+        if self.pairing(state) == "simultaneous":
             self._run_pair_simultaneous(state, pair, order)
             return
         self.listener.pair_started(state.key, pair, order)
@@ -256,6 +273,11 @@ class InterleavedSession:
             return
         if self.design.is_look(pair):
             self._look(state, pair)
+
+    def pairing(self, state: _BenchmarkState) -> str:
+        """How this benchmark's pairs run (:func:`resolve_pairing`)."""
+        return resolve_pairing(self.settings.pairing, state.matched.base.suite.context.kind,
+                               state.matched.base.benchmark.metric, self.side_by_side_possible)
 
     def _set_aside(self, state: _BenchmarkState, pair: int) -> None:
         """A pair broken by a lost worker: its forks move to indices past ``max_pairs`` as LOST, out of the

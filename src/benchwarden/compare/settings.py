@@ -9,7 +9,8 @@ rank_alpha = 0.05              # the rank test on the same units must not object
 min_forks = 4                  # fork pairs before the first look
 max_forks = 20                 # fork pairs at most (the sequential design's horizon)
 spending = "pocock"            # alpha spending: "pocock" or "obrien-fleming"
-pairing = "sequential"         # a pair's two forks back to back in random order, or "simultaneous" (side by side)
+pairing = "auto"               # "sequential": a pair's two forks back to back in random order; "simultaneous":
+                               # side by side; "auto": side by side where measured best (Go in CPU time), else sequential
 confirm = 0                    # re-measure a regression this many times before failing the gate
 thresholds = { "Noisy" = "15%" }   # per-benchmark minimum change, by regular expression on the key
 fail_on = ["time", "allocs"]   # verdicts that fail the gate: "time" = the primary verdict, else metric names
@@ -65,7 +66,7 @@ class CompareSettings(BaseModel):
     min_forks: int = Field(default=4, ge=2)
     max_forks: int = Field(default=20, ge=2, le=1000)
     spending: Literal["pocock", "obrien-fleming"] = "pocock"
-    pairing: Literal["sequential", "simultaneous"] = "sequential"
+    pairing: Literal["auto", "sequential", "simultaneous"] = "auto"
     confirm: int = Field(default=0, ge=0, le=10)
     thresholds: dict[str, float] = Field(default_factory=dict)
     fail_on: tuple[str, ...] = ("time",)

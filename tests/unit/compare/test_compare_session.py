@@ -177,6 +177,23 @@ def test_simultaneous_pairs_on_a_python_suite_carry_the_measured_bias_warning(tm
     assert any(w.startswith("simultaneous pairs on a Python suite") for w in again.warnings) is warned
 
 
+@pytest.mark.parametrize(("kind", "metric", "pairing", "side_by_side"), [
+    ("go", "cpu", "auto", True), ("go", "time", "auto", False), ("python", "cpu", "auto", False),
+    ("jmh", "time", "auto", False), ("go", "cpu", "sequential", False), ("python", "time", "simultaneous", True)])
+def test_auto_pairing_runs_side_by_side_only_where_that_was_measured_best(tmp_path, store, kind, metric, pairing,
+                                                                         side_by_side):
+    suite = Suite(SuiteContext("s", kind, tmp_path), RunSettings(iteration_time_s=0.01, warmup_min=1, warmup_max=2,
+                                                                 iterations=5, metric=metric))
+    base = Side("base", "v", (suite,))
+    sources = with_variants(Sources("revisions", base, replace(base, role="candidate")),
+                            candidate_env={"FAKE_FACTOR": "1.2"})
+    comparison = run_comparison(sources, store, SessionOptions(settings=CompareSettings(pairing=pairing), seed=1),
+                                adapter_factory=lambda k: VersionedAdapter(names=("steady",)))
+    (result,) = comparison.benchmarks
+    assert result.verdict is Verdict.SLOWER
+    assert result.order and set(result.order) <= ({"b+c"} if side_by_side else {"bc", "cb"})
+
+
 def test_which_fork_of_a_simultaneous_pair_starts_first_is_drawn_per_pair(tmp_path, store):
     adapter = VersionedAdapter(names=("steady",), fork_sigma=0.3, delay_s=0.002)  # noisy: all 12 pairs run
     comparison = _compare(tmp_path, store, adapter, "1.01", pairing="simultaneous", min_forks=12, max_forks=12)
