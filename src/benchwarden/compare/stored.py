@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 from benchwarden.compare.analysis import compare_forks
 from benchwarden.compare.result import BenchmarkComparison, Comparison, Look, SideInfo
-from benchwarden.compare.schedule import BIASED_SIDE_BY_SIDE, SIDE_BY_SIDE_WARNING
+from benchwarden.compare.schedule import BIASED_SIDE_BY_SIDE, SIDE_BY_SIDE_WARNING, resolve_pairing
 from benchwarden.compare.sequential import SequentialDesign
 from benchwarden.compare.settings import CompareSettings
 from benchwarden.compare.verdict import Verdict
@@ -35,7 +35,7 @@ def compare_runs(base: RunData, candidate: RunData, settings: CompareSettings) -
             unmatched.append((str(b.benchmark.id), "base only"))
             continue
         result = _compare_pair(b, c, stored_design, settings)
-        if session and _side_by_side_biased(session, base, str(b.benchmark.id.suite)):
+        if session and _side_by_side_biased(session, base, b):
             result = replace(result, warnings=(*result.warnings, SIDE_BY_SIDE_WARNING))
         results.append(result)
     base_ids = {str(r.benchmark.id) for r in base.results}
@@ -87,15 +87,18 @@ def _same_session(base: RunData, candidate: RunData) -> Mapping[str, Any] | None
     return None
 
 
-def _side_by_side_biased(session: Mapping[str, Any], base: RunData, suite: str) -> bool:
-    """Whether the session ran its pairs side by side on a suite kind that this is measured to bias: the
-    re-analysis carries the same warning as the comparison did (:data:`~.schedule.BIASED_SIDE_BY_SIDE`)."""
+def _side_by_side_biased(session: Mapping[str, Any], base: RunData, result: BenchmarkResult) -> bool:
+    """Whether the session ran this benchmark's pairs side by side (its pairing setting, resolved as the
+    session resolved it) on a suite kind that this is measured to bias: the re-analysis carries the same
+    warning as the comparison did (:data:`~.schedule.BIASED_SIDE_BY_SIDE`)."""
     settings = session.get("settings")
-    if not isinstance(settings, Mapping) or settings.get("pairing") != "simultaneous":
-        return False
     suites = base.meta.config.get("suites") if isinstance(base.meta.config, Mapping) else None
-    entry = suites.get(suite) if isinstance(suites, Mapping) else None
-    return isinstance(entry, Mapping) and entry.get("kind") in BIASED_SIDE_BY_SIDE
+    entry = suites.get(str(result.benchmark.id.suite)) if isinstance(suites, Mapping) else None
+    if not isinstance(settings, Mapping) or not isinstance(entry, Mapping):
+        return False
+    kind = str(entry.get("kind"))
+    return kind in BIASED_SIDE_BY_SIDE and resolve_pairing(str(settings.get("pairing")), kind,
+                                                           result.benchmark.metric) == "simultaneous"
 
 
 def _compare_meta(run: RunData) -> Mapping[str, Any] | None:

@@ -39,6 +39,14 @@ def _sources(tmp_path: Path, factor: str | None, name: str = "s") -> Sources:
     return with_variants(sources, candidate_env={"FAKE_FACTOR": factor} if factor else {"FAKE_FACTOR": "1.0"})
 
 
+def _slower_sources(tmp_path: Path, kind: str, metric: str = "time") -> Sources:
+    """One suite of adapter ``kind`` measured in ``metric``; the candidate 20 % slower."""
+    suite = Suite(SuiteContext("s", kind, tmp_path), RunSettings(iteration_time_s=0.01, warmup_min=1, warmup_max=2,
+                                                                 iterations=5, metric=metric))
+    base = Side("base", "v", (suite,))
+    return with_variants(Sources("revisions", base, replace(base, role="candidate")), candidate_env={"FAKE_FACTOR": "1.2"})
+
+
 def _compare(tmp_path, store, adapter, factor, seed=3, **settings):
     options = SessionOptions(settings=CompareSettings(**settings), seed=seed)
     return run_comparison(_sources(tmp_path, factor), store, options, adapter_factory=lambda kind: adapter)
@@ -160,12 +168,7 @@ def test_a_simultaneous_pair_s_faster_fork_keeps_its_process_busy_until_the_slow
 @pytest.mark.parametrize(("kind", "pairing", "warned"), [("python", "simultaneous", True),
                                                          ("python", "sequential", False), ("go", "simultaneous", False)])
 def test_simultaneous_pairs_on_a_python_suite_carry_the_measured_bias_warning(tmp_path, store, kind, pairing, warned):
-    suite = Suite(SuiteContext("s", kind, tmp_path), RunSettings(iteration_time_s=0.01, warmup_min=1, warmup_max=2,
-                                                                 iterations=5))
-    base = Side("base", "v", (suite,))
-    sources = with_variants(Sources("revisions", base, replace(base, role="candidate")),
-                            candidate_env={"FAKE_FACTOR": "1.2"})
-    comparison = run_comparison(sources, store, SessionOptions(settings=CompareSettings(pairing=pairing), seed=1),
+    comparison = run_comparison(_slower_sources(tmp_path, kind), store, SessionOptions(settings=CompareSettings(pairing=pairing), seed=1),
                                 adapter_factory=lambda k: VersionedAdapter(names=("steady",)))
     (result,) = comparison.benchmarks
     assert result.verdict is Verdict.SLOWER
@@ -182,12 +185,7 @@ def test_simultaneous_pairs_on_a_python_suite_carry_the_measured_bias_warning(tm
     ("jmh", "time", "auto", False), ("go", "cpu", "sequential", False), ("python", "time", "simultaneous", True)])
 def test_auto_pairing_runs_side_by_side_only_where_that_was_measured_best(tmp_path, store, kind, metric, pairing,
                                                                          side_by_side):
-    suite = Suite(SuiteContext("s", kind, tmp_path), RunSettings(iteration_time_s=0.01, warmup_min=1, warmup_max=2,
-                                                                 iterations=5, metric=metric))
-    base = Side("base", "v", (suite,))
-    sources = with_variants(Sources("revisions", base, replace(base, role="candidate")),
-                            candidate_env={"FAKE_FACTOR": "1.2"})
-    comparison = run_comparison(sources, store, SessionOptions(settings=CompareSettings(pairing=pairing), seed=1),
+    comparison = run_comparison(_slower_sources(tmp_path, kind, metric), store, SessionOptions(settings=CompareSettings(pairing=pairing), seed=1),
                                 adapter_factory=lambda k: VersionedAdapter(names=("steady",)))
     (result,) = comparison.benchmarks
     assert result.verdict is Verdict.SLOWER
