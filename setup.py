@@ -1,10 +1,10 @@
-"""Copies the Java agent's and the Go rewriter's sources into the wheel; everything else is in pyproject.toml.
+"""Copies the helpers' sources (Java agent, Go rewriter, JUnit launcher) into the wheel; the rest is in pyproject.toml.
 
-The helpers live in their own top-level folders (``java/agent``, ``go/rewriter``: built and tested with their own
+The helpers live in their own top-level folders (``java/agent``, ``go/rewriter``, ``java/junit-launcher``: built and tested with their own
 tools), outside the ``src/benchwarden`` package, so package-data globs cannot reach them. This build step copies
-exactly the files that :mod:`benchwarden.assess.helper_sources` names — the same selection the build cache's
-digest covers — to ``benchwarden/helpers_src/{java/agent,go/rewriter}`` in the wheel, where
-``benchwarden.assess.helpers.source_root()`` finds them. An editable install needs no copy: it finds the checkout.
+exactly the files that :mod:`benchwarden.helpers.sources` names — the same selection the build cache's
+digest covers — to ``benchwarden/helpers_src/{java/agent,go/rewriter,java/junit-launcher}`` in the wheel, where
+``benchwarden.helpers.build.source_root()`` finds them. An editable install needs no copy: it finds the checkout.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent
 
 def _selection():
     # loaded by path: importing the benchwarden package would need its dependencies, absent at build time
-    spec = importlib.util.spec_from_file_location("_helper_sources", ROOT / "src/benchwarden/assess/helper_sources.py")
+    spec = importlib.util.spec_from_file_location("_helper_sources", ROOT / "src/benchwarden/helpers/sources.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from benchwarden.adapters.asv import WORKER_PATH  # noqa: E402
-from benchwarden.assess import helpers  # noqa: E402
+from benchwarden.helpers import build as helpers  # noqa: E402
 
 FACTORS = (0.1, 0.5, 1.0)
 JAVA_SIZES = {"0.1 µs": "100", "1 µs": "1000", "4 µs": "4000"}  # loop steps of Probe.work (~1.1 ns each)

@@ -48,6 +48,7 @@ ADAPTER_OPTIONS: dict[str, frozenset[str]] = {
     "go": frozenset({"packages", "list_timeout"}),
     "python": frozenset({"benchmarks", "python", "pythonpath", "trace_memory"}),
     "command": frozenset({"commands", "command", "shell"}),
+    "junit": frozenset({"java", "test_classes", "classes"}),
 }
 
 #: primary metrics (docs/metrics.md); which kinds support which: benchwarden.metrics.primary

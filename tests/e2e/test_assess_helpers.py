@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from benchwarden.assess import helpers
 from benchwarden.assess.inject import Variant, injection_precision, precision_note, read_go_counts, read_jsonl_traces
+from benchwarden.helpers import build as helpers
 
 pytestmark = pytest.mark.e2e
 

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from benchwarden.assess.helper_sources import AGENT_DIR, REWRITER_DIR, agent_sources, helper_sources, rewriter_sources
-from benchwarden.assess.helpers import REWRITER_BIN, source_digest
+from benchwarden.helpers.build import REWRITER_BIN, source_digest
+from benchwarden.helpers.sources import AGENT_DIR, REWRITER_DIR, agent_sources, helper_sources, rewriter_sources
 
 pytestmark = [
     pytest.mark.e2e,
@@ -97,8 +97,8 @@ def installed(tmp_path_factory) -> Installed:
 
 def test_the_installed_package_finds_the_helper_sources_it_ships(installed):
     probe = ("import json, benchwarden\n"
-             "from benchwarden.assess import helpers\n"
-             "from benchwarden.assess.helper_sources import AGENT_DIR, REWRITER_DIR, agent_sources, rewriter_sources\n"
+             "from benchwarden.helpers import build as helpers\n"
+             "from benchwarden.helpers.sources import AGENT_DIR, REWRITER_DIR, agent_sources, rewriter_sources\n"
              "root = helpers.source_root()\n"
              "print(json.dumps({'package': benchwarden.__file__, 'root': str(root),\n"
              "  'agent': helpers.source_digest(root / AGENT_DIR, agent_sources(root / AGENT_DIR)),\n"

@@ -12,6 +12,7 @@ REGISTRY: dict[str, str] = {
     "go": "benchwarden.adapters.gotest:GoAdapter",
     "python": "benchwarden.adapters.asv:AsvAdapter",
     "command": "benchwarden.adapters.command:CommandAdapter",
+    "junit": "benchwarden.adapters.junit:JunitAdapter",
 }
 
 

@@ -53,7 +53,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 from benchwarden import jsontext
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
@@ -442,8 +442,10 @@ class WorkerFork:
     ``stop()`` ends the fork at once, from any thread; iteration then ends without an error.
     """
 
-    def __init__(self, process: ManagedProcess, label: str, plan: ForkPlan, iteration_timeout_s: float):
+    def __init__(self, process: ManagedProcess, label: str, plan: ForkPlan, iteration_timeout_s: float,
+                 skip_detail: Callable[[str], str] = lambda reason: f"setup raised NotImplementedError: {reason}"):
         self._process = process
+        self._skip_detail = skip_detail
         self._label = label
         self._plan = plan
         self._iteration_timeout_s = iteration_timeout_s
@@ -508,7 +510,7 @@ class WorkerFork:
         if returncode is None:
             raise self._fail("crashed", "the worker closed its output but did not exit")
         if outcome is not None and outcome.skip is not None:
-            raise ForkFailed(self._label, "skipped", f"setup raised NotImplementedError: {outcome.skip}",
+            raise ForkFailed(self._label, "skipped", self._skip_detail(outcome.skip),
                              self.output_tail())
         if outcome is not None and outcome.error is not None:
             raise ForkFailed(self._label, "crashed", outcome.error,

@@ -62,7 +62,7 @@ class JmhAdapter:
 
     def prepare(self, ctx: SuiteContext) -> PreparedSuite:
         """Require java, run the build, check the jar; report the java and JMH versions."""
-        java = _java(ctx)
+        java = java_executable(ctx)
         if ctx.build:
             run_build(ctx.build, ctx.root, ctx.name, env=ctx.env)
         jar = artifact_path(ctx)
@@ -74,7 +74,7 @@ class JmhAdapter:
 
     def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
         """Every benchmark x mode x ``@Param`` combination, from ``-lp`` joined with the jar's BenchmarkList."""
-        java = _java(ctx)
+        java = java_executable(ctx)
         jar = artifact_path(ctx)
         argv = [java, "-jar", str(jar), "-lp"]
         try:
@@ -92,7 +92,7 @@ class JmhAdapter:
     def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> "JmhFork":
         """Start one JMH process running ``benchmark`` for up to ``plan.max_iterations`` iterations."""
         profilers = profilers_option(ctx)
-        argv = fork_argv(_java(ctx), artifact_path(ctx), benchmark, plan, ctx.jvm_args, profilers)
+        argv = fork_argv(java_executable(ctx), artifact_path(ctx), benchmark, plan, ctx.jvm_args, profilers)
         env = {**ctx.env, **plan.env}
         return JmhFork(argv, ctx.root, env, benchmark, plan, profilers=bool(profilers))
 
@@ -102,7 +102,8 @@ class JmhAdapter:
 # --------------------------------------------------------------------------------------------------
 
 
-def _java(ctx: SuiteContext) -> str:
+def java_executable(ctx: SuiteContext) -> str:
+    """The suite's java launcher: the ``java`` option (a path, or a name on PATH), else ``java`` on PATH."""
     configured = ctx.options.get("java")
     if configured:
         path = Path(str(configured))

@@ -24,9 +24,9 @@ from typing import Callable, Mapping, Protocol, Sequence, cast
 
 from benchwarden.adapters.asv import WORKER_PATH, resolve_suite
 from benchwarden.adapters.jmh import artifact_path
-from benchwarden.assess import helpers
 from benchwarden.config import Suite
 from benchwarden.errors import BenchwardenError, ConfigError
+from benchwarden.helpers import build as helpers
 from benchwarden.model import Benchmark
 
 INJECT_ENV = "BENCHWARDEN_INJECT"

@@ -29,6 +29,7 @@ SUPPORTED: dict[str, tuple[str, ...]] = {
     "go": ("time", "cpu", "instructions"),
     "python": ("time", "cpu", "instructions"),
     "command": ("time", "cpu", "instructions"),
+    "junit": ("time", "cpu"),
 }
 
 #: why a kind cannot measure a metric, for the configuration error
@@ -40,6 +41,9 @@ REFUSED: dict[tuple[str, str], str] = {
     ("jmh", "cpu"): "JMH benchmarks cannot be measured in CPU time: the JVM's JIT compiler and garbage collector "
                     "threads burn CPU beside the benchmark thread that is not proportional to its operations, and "
                     "JMH has no per-thread CPU clock; use metric = \"time\" (docs/metrics.md)",
+    ("junit", "instructions"): "JUnit tests cannot be measured in instructions, for the reasons JMH benchmarks "
+                               "cannot (a JIT compiling while the test runs, a JVM Valgrind slows to a crawl); use "
+                               "metric = \"time\" or \"cpu\" (the test thread's CPU time, docs/code-level.md)",
 }
 
 #: primary metrics whose forks are two-point executions per iteration (no warmup: each iteration is fresh)

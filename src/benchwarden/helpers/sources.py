@@ -1,4 +1,5 @@
-"""Which files are the sources of the Java agent and the Go rewriter: one answer for the build cache and the wheel.
+"""Which files are the sources of each helper (Java agent, Go rewriter, JUnit launcher): one answer for the build
+cache and the wheel.
 
 The same selection decides what the cache digest covers (:mod:`.helpers`) and what ``setup.py`` copies into the
 wheel under ``benchwarden/helpers_src/`` — so a helper built from the installed copy and one built from a source
@@ -16,16 +17,21 @@ from pathlib import Path
 #: ``helpers_src`` folder of the installed package, which mirrors the repository's layout).
 AGENT_DIR = Path("java") / "agent"
 REWRITER_DIR = Path("go") / "rewriter"
+JUNIT_DIR = Path("java") / "junit-launcher"
 
 #: The folder inside the installed ``benchwarden`` package that holds the shipped sources.
 SHIPPED_DIR = "helpers_src"
 
 
-def agent_sources(agent_dir: Path) -> list[Path]:
-    """The agent's Maven project: ``pom.xml`` and every file under ``src/main`` (Java sources and any resources).
-    Its tests (``src/test``) and build output (``target``) are not part of it."""
-    main = agent_dir / "src" / "main"
-    return [agent_dir / "pom.xml", *sorted(p for p in main.rglob("*") if p.is_file())]
+def maven_sources(project_dir: Path) -> list[Path]:
+    """A Maven helper's project (the agent, the JUnit launcher): ``pom.xml`` and every file under ``src/main`` (Java
+    sources and resources). Its tests (``src/test``) and build output (``target``) are not part of it."""
+    main = project_dir / "src" / "main"
+    return [project_dir / "pom.xml", *sorted(p for p in main.rglob("*") if p.is_file())]
+
+
+agent_sources = maven_sources
+junit_sources = maven_sources
 
 
 def rewriter_sources(rewriter_dir: Path) -> list[Path]:
@@ -36,5 +42,5 @@ def rewriter_sources(rewriter_dir: Path) -> list[Path]:
 
 
 def helper_sources(root: Path) -> list[Path]:
-    """Every source file of both helpers under a source root (what the wheel ships)."""
-    return [*agent_sources(root / AGENT_DIR), *rewriter_sources(root / REWRITER_DIR)]
+    """Every source file of every helper under a source root (what the wheel ships)."""
+    return [*agent_sources(root / AGENT_DIR), *rewriter_sources(root / REWRITER_DIR), *junit_sources(root / JUNIT_DIR)]

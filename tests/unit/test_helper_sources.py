@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from benchwarden.assess import helpers
-from benchwarden.assess.helper_sources import AGENT_DIR, REWRITER_DIR, agent_sources, helper_sources, rewriter_sources
+from benchwarden.helpers import build as helpers
+from benchwarden.helpers.sources import AGENT_DIR, REWRITER_DIR, agent_sources, helper_sources, rewriter_sources
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -1,10 +1,11 @@
-"""The Java agent and the Go rewriter, built by benchwarden itself on first use and cached.
+"""The helpers — the Java agent, the Go rewriter, the JUnit launcher — built by benchwarden itself on first use and
+cached.
 
 Their sources travel with the package: the wheel carries them under ``benchwarden/helpers_src/`` (copied there by
 ``setup.py``), a source checkout has them at the repository root (``java/agent``, ``go/rewriter``), and
 ``$BENCHWARDEN_HELPERS`` can point at another tree of that layout. Each build goes to
 ``$XDG_CACHE_HOME/benchwarden/helpers/<name>-<hash>/``, where the hash covers the relative path and content of every
-source file (:mod:`.helper_sources`), so an edited helper is rebuilt, an unchanged one never is, and an installed
+source file (:mod:`.sources`), so an edited helper is rebuilt, an unchanged one never is, and an installed
 copy reuses what a checkout built. The build reads the sources in place and writes only into the cache (the
 installed package may be read-only). A file lock serialises concurrent first uses (two test processes, two suites).
 """
@@ -19,11 +20,20 @@ from pathlib import Path
 from typing import Iterable
 
 from benchwarden.adapters.process import require_tool, run_build
-from benchwarden.assess.helper_sources import AGENT_DIR, REWRITER_DIR, SHIPPED_DIR, agent_sources, rewriter_sources
 from benchwarden.errors import BenchwardenError
+from benchwarden.helpers.sources import (
+    AGENT_DIR,
+    JUNIT_DIR,
+    REWRITER_DIR,
+    SHIPPED_DIR,
+    agent_sources,
+    junit_sources,
+    rewriter_sources,
+)
 
 HELPERS_ENV = "BENCHWARDEN_HELPERS"
 AGENT_JAR = "benchwarden-agent.jar"
+JUNIT_JAR = "benchwarden-junit.jar"
 REWRITER_BIN = "rewrite"
 
 
@@ -32,7 +42,8 @@ class HelperMissing(BenchwardenError):
 
 
 def _has_sources(root: Path) -> bool:
-    return (root / AGENT_DIR / "pom.xml").is_file() and (root / REWRITER_DIR / "go.mod").is_file()
+    return ((root / AGENT_DIR / "pom.xml").is_file() and (root / REWRITER_DIR / "go.mod").is_file()
+            and (root / JUNIT_DIR / "pom.xml").is_file())
 
 
 def _installed_root() -> Path | None:
@@ -48,15 +59,16 @@ def source_root() -> Path:
     if configured:
         root = Path(configured)
         if not _has_sources(root):
-            raise HelperMissing(f"{HELPERS_ENV}={configured}: the sources of benchwarden's Java agent and Go rewriter "
-                                f"are not there (expected {AGENT_DIR / 'pom.xml'} and {REWRITER_DIR / 'go.mod'})")
+            raise HelperMissing(f"{HELPERS_ENV}={configured}: the sources of benchwarden's helpers are not there "
+                                f"(expected {AGENT_DIR / 'pom.xml'}, {REWRITER_DIR / 'go.mod'} and "
+                                f"{JUNIT_DIR / 'pom.xml'})")
         return root
     installed = _installed_root()
     if installed is not None:
         return installed
     checkout = Path(__file__).resolve().parents[3]
     if not _has_sources(checkout):
-        raise HelperMissing(f"the sources of benchwarden's Java agent and Go rewriter are neither in the installed "
+        raise HelperMissing(f"the sources of benchwarden's helpers are neither in the installed "
                             f"package (benchwarden/{SHIPPED_DIR}) nor in a source checkout ({checkout}); reinstall "
                             f"benchwarden from its wheel, or set {HELPERS_ENV} to a benchwarden source checkout")
     return checkout
@@ -121,3 +133,17 @@ def rewriter_binary() -> Path:
                   timeout_s=600)
 
     return _build_once("rewriter", digest, REWRITER_BIN, build)
+
+
+def junit_launcher_jar() -> Path:
+    """Path of the JUnit launcher jar (benchwarden's classes only: JUnit comes from the project's test classpath),
+    built with Maven on first use."""
+    junit_dir = source_root() / JUNIT_DIR
+    digest = source_digest(junit_dir, junit_sources(junit_dir))
+
+    def build(out_dir: Path) -> None:
+        mvn = require_tool("mvn", "junit", "Maven builds benchwarden's JUnit launcher on first use")
+        run_build([mvn, "-q", "-B", "package", "-DskipTests", f"-Dbenchwarden.buildDir={out_dir}"], junit_dir,
+                  "junit (launcher)", timeout_s=900)
+
+    return _build_once("junit", digest, JUNIT_JAR, build)

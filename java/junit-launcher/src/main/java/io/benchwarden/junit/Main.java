@@ -1,0 +1,226 @@
+package io.benchwarden.junit;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.TestSource;
+import org.junit.platform.engine.discovery.DiscoverySelectors;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.TestPlan;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+
+/**
+ * benchwarden's JUnit worker, speaking the line protocol of the asv worker (version 1, one JSON object per line on
+ * stdout; docs/code-level.md):
+ *
+ * <pre>
+ * list ROOT...                         {"v":1,"tests":[{"name":..,"unique_id":..,"display":..,"engine":..},..],"templates":[..]}
+ * run UNIQUE_ID ITERATION_NS MAX_ITERATIONS [REPETITIONS]
+ *                                      {"v":1,"iteration":k,"ns_per_op":..,"ops":R,"elapsed_ns":..,"cpu_ns":..,"timed":"body"|"execution"}
+ *                                      {"v":1,"error":..,"traceback":..}   (the test failed: exit 1)
+ *                                      {"v":1,"skip":..}                   (disabled, or an assumption failed: exit 0)
+ * </pre>
+ *
+ * One iteration is {@code R} complete JUnit executions of the test (a new instance, its {@code @BeforeEach} and
+ * {@code @AfterEach}, its extensions), {@code R} calibrated so that an iteration's executions take about
+ * {@code ITERATION_NS} of wall time (or given). Jupiter tests are timed by {@link BodyTimer}: the method's body only.
+ * Tests of other engines (JUnit 4 through the vintage engine) have no such hook: their time is the engine's whole
+ * execution of the test, {@code @Before}/{@code @After} included ({@code "timed":"execution"}).
+ */
+public final class Main {
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    /** Executions of a calibration step may take at most this share of an iteration before scaling linearly. */
+    private static final double CALIBRATION_FRACTION = 0.1;
+    private static final int MAX_REPETITIONS = 10_000_000;
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        PrintStream out = System.out;
+        try {
+            if (args.length >= 2 && args[0].equals("list")) {
+                List<Path> roots = new ArrayList<>();
+                for (int i = 1; i < args.length; i++) {
+                    roots.add(Paths.get(args[i]));
+                }
+                out.println(list(roots));
+            } else if ((args.length == 4 || args.length == 5) && args[0].equals("run")) {
+                int repetitions = args.length == 5 ? Integer.parseInt(args[4]) : 0;
+                System.exit(run(out, args[1], Long.parseLong(args[2]), Integer.parseInt(args[3]), repetitions));
+            } else {
+                System.err.println("usage: list ROOT... | run UNIQUE_ID ITERATION_NS MAX_ITERATIONS [REPETITIONS]");
+                System.exit(2);
+            }
+        } catch (RuntimeException | LinkageError e) {
+            out.println("{\"v\":1,\"error\":" + Json.str("benchwarden's JUnit worker failed: " + e) + ",\"traceback\":"
+                    + Json.str(trace(e)) + "}");
+            out.flush();
+            System.exit(1);
+        }
+        out.flush();
+    }
+
+    static String list(List<Path> roots) {
+        LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
+                .selectors(DiscoverySelectors.selectClasspathRoots(new HashSet<>(roots))).build();
+        TestPlan plan = LauncherFactory.create().discover(request);
+        StringBuilder tests = new StringBuilder();
+        StringBuilder templates = new StringBuilder();
+        for (TestIdentifier root : plan.getRoots()) {
+            for (TestIdentifier id : plan.getDescendants(root)) {
+                Optional<TestSource> source = id.getSource();
+                if (!source.isPresent() || !(source.get() instanceof MethodSource)) {
+                    continue;
+                }
+                MethodSource method = (MethodSource) source.get();
+                String name = method.getClassName() + "#" + method.getMethodName()
+                        + (method.getMethodParameterTypes().isEmpty() ? "" : "(" + method.getMethodParameterTypes() + ")");
+                String entry = "{\"name\":" + Json.str(name) + ",\"unique_id\":" + Json.str(id.getUniqueId())
+                        + ",\"display\":" + Json.str(id.getDisplayName()) + ",\"engine\":"
+                        + Json.str(engine(id.getUniqueId())) + "}";
+                StringBuilder into = id.isTest() ? tests : templates;  // a container with a method: a test template
+                into.append(into.length() == 0 ? "" : ",").append(entry);
+            }
+        }
+        return "{\"v\":1,\"tests\":[" + tests + "],\"templates\":[" + templates + "]}";
+    }
+
+    /** The engine of a unique id such as {@code [engine:junit-jupiter]/[class:..]/[method:..]}. */
+    static String engine(String uniqueId) {
+        int start = uniqueId.indexOf("[engine:");
+        int end = uniqueId.indexOf(']', start);
+        return start < 0 || end < 0 ? "" : uniqueId.substring(start + 8, end);
+    }
+
+    /** Records how the selected test ended, and its execution time when no body timer saw it. */
+    static final class Outcome implements TestExecutionListener {
+        int tests;
+        Throwable failure;
+        String skipped;
+        long executionWall;
+        long executionCpu;
+        private long wall0;
+        private long cpu0;
+
+        @Override
+        public void executionSkipped(TestIdentifier id, String reason) {
+            if (id.isTest() || id.getSource().filter(s -> s instanceof MethodSource).isPresent()) {
+                skipped = id.getDisplayName() + " is disabled: " + reason;
+            }
+        }
+
+        @Override
+        public void executionStarted(TestIdentifier id) {
+            if (id.isTest()) {
+                cpu0 = THREADS.getCurrentThreadCpuTime();
+                wall0 = System.nanoTime();
+            }
+        }
+
+        @Override
+        public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+            if (id.isTest()) {
+                executionWall += System.nanoTime() - wall0;
+                executionCpu += THREADS.getCurrentThreadCpuTime() - cpu0;
+                tests++;
+            }
+            if (result.getStatus() == TestExecutionResult.Status.FAILED && failure == null) {
+                failure = result.getThrowable().orElse(new AssertionError("failed without an exception"));
+            } else if (result.getStatus() == TestExecutionResult.Status.ABORTED && skipped == null) {
+                skipped = id.getDisplayName() + " was aborted (an assumption failed): "
+                        + result.getThrowable().map(Throwable::getMessage).orElse("");
+            }
+        }
+    }
+
+    /** One execution's result: false when the test failed or was skipped (the message is printed then). */
+    private static boolean execute(Launcher launcher, LauncherDiscoveryRequest request, Outcome outcome, PrintStream out) {
+        int before = outcome.tests;
+        launcher.execute(request, outcome);
+        if (outcome.failure != null) {
+            out.println("{\"v\":1,\"error\":" + Json.str("the test failed: " + outcome.failure) + ",\"traceback\":"
+                    + Json.str(trace(outcome.failure)) + "}");
+            return false;
+        }
+        if (outcome.skipped != null) {
+            out.println("{\"v\":1,\"skip\":" + Json.str(outcome.skipped) + "}");
+            return false;
+        }
+        if (outcome.tests == before) {
+            out.println("{\"v\":1,\"error\":" + Json.str("no test ran for the selector: it names no test of this "
+                    + "classpath (renamed, or a test template whose invocations are not selectable)") + "}");
+            return false;
+        }
+        return true;
+    }
+
+    static int run(PrintStream out, String uniqueId, long iterationNanos, int maxIterations, int fixedRepetitions) {
+        LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
+                .selectors(DiscoverySelectors.selectUniqueId(uniqueId))
+                .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "true").build();
+        Launcher launcher = LauncherFactory.create();
+        Outcome outcome = new Outcome();
+        Timings.active = true;
+        int repetitions = fixedRepetitions;
+        if (!execute(launcher, request, outcome, out)) {  // once before anything is timed: loads the classes,
+            return outcome.failure != null || outcome.skipped == null ? 1 : 0;  // and a failing test fails here
+        }
+        if (repetitions < 1) {  // grow the batch until it takes a tenth of an iteration, then scale linearly
+            int batch = 1;
+            while (true) {
+                long t0 = System.nanoTime();
+                for (int i = 0; i < batch; i++) {
+                    if (!execute(launcher, request, outcome, out)) {
+                        return outcome.failure != null || outcome.skipped == null ? 1 : 0;
+                    }
+                }
+                long elapsed = Math.max(1, System.nanoTime() - t0);
+                if (elapsed >= iterationNanos * CALIBRATION_FRACTION || batch >= MAX_REPETITIONS) {
+                    repetitions = (int) Math.max(1, Math.min(MAX_REPETITIONS, Math.round((double) batch * iterationNanos / elapsed)));
+                    break;
+                }
+                double grow = iterationNanos * CALIBRATION_FRACTION / elapsed;
+                batch = (int) Math.min(MAX_REPETITIONS, (long) batch * (int) Math.min(10, Math.max(2, grow)));
+            }
+        }
+        for (int k = 1; k <= maxIterations; k++) {
+            Timings.reset();
+            long wall0 = outcome.executionWall;
+            long cpu0 = outcome.executionCpu;
+            for (int i = 0; i < repetitions; i++) {
+                if (!execute(launcher, request, outcome, out)) {
+                    return outcome.failure != null || outcome.skipped == null ? 1 : 0;
+                }
+            }
+            boolean body = Timings.bodies == repetitions;
+            long wall = body ? Timings.wallNanos : outcome.executionWall - wall0;
+            long cpu = body ? Timings.cpuNanos : outcome.executionCpu - cpu0;
+            out.println("{\"v\":1,\"iteration\":" + k + ",\"ns_per_op\":" + ((double) Math.max(wall, 1) / repetitions)
+                    + ",\"ops\":" + repetitions + ",\"elapsed_ns\":" + wall + ",\"cpu_ns\":" + Math.max(cpu, 0)
+                    + ",\"timed\":" + Json.str(body ? "body" : "execution") + "}");
+            out.flush();
+        }
+        return 0;
+    }
+
+    static String trace(Throwable t) {
+        StringWriter text = new StringWriter();
+        t.printStackTrace(new PrintWriter(text));
+        return text.toString();
+    }
+}

@@ -1,0 +1,173 @@
+"""Unit tests as workloads (issue #16, docs/code-level.md): each JUnit test method of a Maven project is a benchmark.
+
+The project's tests are not modified. benchwarden's JUnit launcher (``java/junit-launcher``, built on first use like
+the other helpers) runs on the project's own test classpath — ``target/test-classes``, ``target/classes`` and the
+test-scope dependencies Maven resolves (``dependency:build-classpath``) — plus a ``junit-platform-launcher`` of the
+project's own JUnit Platform version (resolved from Maven Central as Surefire does, when the project does not
+declare it). It speaks the asv worker's line protocol (one JSON object per line), so a fork is an
+:class:`~benchwarden.adapters.asv.WorkerFork`:
+
+* ``list``: the JUnit Platform's discovery over ``target/test-classes``; every test method is a benchmark named
+  ``package.Class#method`` (``#method(Types)`` when overloaded), selected later by its JUnit unique id. Test
+  templates (``@ParameterizedTest``, ``@RepeatedTest``) are not listed yet: their invocations only exist while they
+  run.
+* a fork is one fresh JVM running one test: each iteration is ``R`` complete JUnit executions (a new instance,
+  ``@BeforeEach``/``@AfterEach`` and the test's extensions, as JUnit runs them), ``R`` calibrated to the
+  iteration time; Jupiter tests are timed by the body of the test method only, JUnit 4 tests (vintage engine) by
+  the whole execution. A test that fails is a failed fork with JUnit's message; a disabled test, or one whose
+  assumption fails, a skipped one.
+
+Suite options: ``java`` (the java launcher), ``test_classes`` and ``classes`` (the compiled folders, relative to
+the suite's path; default Maven's ``target/test-classes`` and ``target/classes``). The default build is
+``mvn -q -B test-compile``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+from benchwarden.adapters.asv import TAIL_LINES, WorkerFork
+from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
+from benchwarden.adapters.jmh import java_executable, java_version
+from benchwarden.adapters.process import ManagedProcess, capture, require_tool, run_build
+from benchwarden.errors import ConfigError, ForkFailed, ListingFailed
+from benchwarden.model import Benchmark, BenchmarkId
+
+DEFAULT_BUILD = ("mvn", "-q", "-B", "test-compile")
+DEFAULT_TEST_CLASSES = "target/test-classes"
+DEFAULT_CLASSES = "target/classes"
+#: where prepare leaves the resolved classpath for listing and forks (also on cluster workers: a shared folder)
+BUILD_DIR = Path(".benchwarden") / "build" / "junit"
+LISTING_TIMEOUT_S = 180.0
+RESOLVE_TIMEOUT_S = 600.0
+MAIN_CLASS = "io.benchwarden.junit.Main"
+_MAVEN_HINT = "install Maven (apt-get install maven): it resolves the project's test classpath"
+_ENGINE_JAR = re.compile(r"junit-platform-engine-(\d+\.\d+(?:\.\d+)?(?:-[\w.]+)?)\.jar$")
+_LAUNCHER_JAR = re.compile(r"junit-platform-launcher-[\w.-]+\.jar$")
+
+
+class JunitAdapter:
+    """Adapter for ``kind = "junit"`` suites (Maven projects with JUnit 5, or JUnit 4 through the vintage engine)."""
+
+    kind = "junit"
+
+    def prepare(self, ctx: SuiteContext) -> PreparedSuite:
+        """Build the tests, resolve their classpath and a matching JUnit launcher, build benchwarden's launcher."""
+        from benchwarden.helpers.build import junit_launcher_jar
+
+        java = java_executable(ctx)
+        if not (ctx.root / "pom.xml").is_file():
+            raise ConfigError(f"{ctx.root} has no pom.xml: the junit adapter supports Maven projects (Gradle: not "
+                              "yet, docs/code-level.md)", key=f"suites.{ctx.name}.path")
+        mvn = require_tool("mvn", ctx.name, _MAVEN_HINT)
+        run_build(list(ctx.build or (mvn, *DEFAULT_BUILD[1:])), ctx.root, ctx.name, env=ctx.env)
+        out = ctx.root / BUILD_DIR
+        out.mkdir(parents=True, exist_ok=True)
+        _resolve(ctx, [mvn, "-q", "-B", "dependency:build-classpath", "-Dmdep.includeScope=test",
+                       f"-Dmdep.outputFile={out / 'dependencies.txt'}"], "the test classpath")
+        jars = [p for p in (out / "dependencies.txt").read_text(encoding="utf-8").strip().split(":") if p]
+        platform = platform_version(jars)
+        if platform is None:
+            raise ListingFailed(f"suite '{ctx.name}': no junit-platform-engine on the project's test classpath: "
+                                "does it use JUnit 5 (or JUnit 4 with the vintage engine)?")
+        if not any(_LAUNCHER_JAR.search(Path(j).name) for j in jars):
+            _resolve(ctx, [mvn, "-q", "-B", "dependency:copy",
+                           f"-Dartifact=org.junit.platform:junit-platform-launcher:{platform}",
+                           f"-DoutputDirectory={out / 'launcher'}"], f"junit-platform-launcher {platform}")
+            jars += [str(p) for p in sorted((out / "launcher").glob("junit-platform-launcher-*.jar"))]
+        classpath = [str(_folder(ctx, "test_classes", DEFAULT_TEST_CLASSES)),
+                     str(_folder(ctx, "classes", DEFAULT_CLASSES)), *jars, str(junit_launcher_jar())]
+        (out / "classpath.txt").write_text("\n".join(classpath) + "\n", encoding="utf-8")
+        return PreparedSuite(toolchain={"java": java_version(java, ctx.env), "junit-platform": platform})
+
+    def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
+        """Every test method the JUnit Platform discovers in the test classes."""
+        argv = [java_executable(ctx), "-cp", _classpath(ctx), MAIN_CLASS, "list",
+                str(_folder(ctx, "test_classes", DEFAULT_TEST_CLASSES))]
+        try:
+            done = capture(argv, cwd=ctx.root, env=ctx.env, timeout_s=LISTING_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise ListingFailed(f"suite '{ctx.name}': discovering the JUnit tests took longer than "
+                                f"{LISTING_TIMEOUT_S:.0f}s") from None
+        for line in done.stdout.splitlines():
+            if line.startswith('{"v":'):
+                return benchmarks_from_listing(ctx.name, line)
+        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-20:])
+        raise ListingFailed(f"suite '{ctx.name}': benchwarden's JUnit launcher printed no test listing "
+                            f"(exit status {done.returncode})\n{tail}")
+
+    def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> WorkerFork:
+        """One fresh JVM running the test for up to ``plan.max_iterations`` iterations."""
+        argv = [java_executable(ctx), *ctx.jvm_args, *plan.jvm_args, "-cp", _classpath(ctx), MAIN_CLASS, "run",
+                benchmark.spec["unique_id"], str(max(1, round(plan.iteration_time_s * 1e9))), str(plan.max_iterations)]
+        try:
+            process = ManagedProcess(argv, cwd=ctx.root, env={**ctx.env, **plan.env}, merge_stderr=False,
+                                     tail_lines=TAIL_LINES)
+        except OSError as exc:
+            raise ForkFailed(str(benchmark.id), "crashed", f"cannot start java: {exc}") from None
+        return WorkerFork(process, str(benchmark.id), plan, plan.iteration_timeout_s,
+                          skip_detail=lambda reason: reason)
+
+
+def benchmarks_from_listing(suite: str, line: str) -> list[Benchmark]:
+    """The launcher's listing line as benchmarks (pure): one per test method, in discovery order."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        raise ListingFailed(f"suite '{suite}': the JUnit launcher's listing is not JSON: {line[:200]!r}") from None
+    if data.get("v") != 1 or not isinstance(data.get("tests"), list):
+        if "error" in data:
+            raise ListingFailed(f"suite '{suite}': {data['error']}\n{data.get('traceback', '')}".rstrip())
+        raise ListingFailed(f"suite '{suite}': malformed listing from the JUnit launcher: {line[:200]!r}")
+    benchmarks, seen = [], set()
+    for entry in data["tests"]:
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("name", "unique_id")):
+            raise ListingFailed(f"suite '{suite}': malformed test entry from the JUnit launcher: {entry!r}")
+        name = entry["name"]
+        if name in seen:  # the same method through two engines or two classpath roots: the first one counts
+            continue
+        seen.add(name)
+        benchmarks.append(Benchmark(BenchmarkId(suite, name), mode="avgt", unit="ns/op",
+                                    spec={"unique_id": entry["unique_id"], "engine": str(entry.get("engine", ""))}))
+    return benchmarks
+
+
+def platform_version(classpath: list[str]) -> str | None:
+    """The JUnit Platform version of a test classpath: that of its ``junit-platform-engine`` jar (pure)."""
+    for entry in classpath:
+        match = _ENGINE_JAR.search(Path(entry).name)
+        if match:
+            return match.group(1)
+    return None
+
+
+def _resolve(ctx: SuiteContext, argv: list[str], what: str) -> None:
+    try:
+        done = capture(argv, cwd=ctx.root, env=ctx.env, timeout_s=RESOLVE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise ListingFailed(f"suite '{ctx.name}': Maven did not resolve {what} within {RESOLVE_TIMEOUT_S:.0f}s") \
+            from None
+    if done.returncode != 0:
+        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-20:])
+        raise ListingFailed(f"suite '{ctx.name}': Maven could not resolve {what} (`{' '.join(argv)}`, exit status "
+                            f"{done.returncode})\n{tail}")
+
+
+def _classpath(ctx: SuiteContext) -> str:
+    path = ctx.root / BUILD_DIR / "classpath.txt"
+    try:
+        entries = [line for line in path.read_text(encoding="utf-8").splitlines() if line]
+    except OSError:
+        raise ListingFailed(f"suite '{ctx.name}': {path} is missing: the suite was not prepared (built) here") \
+            from None
+    return ":".join(entries)
+
+
+def _folder(ctx: SuiteContext, option: str, default: str) -> Path:
+    value = ctx.options.get(option, default)
+    if not isinstance(value, str) or not value:
+        raise ConfigError("expected a folder, relative to the suite's path", key=f"suites.{ctx.name}.{option}")
+    return (ctx.root / value).resolve()
