@@ -11,7 +11,7 @@ import pytest
 from benchwarden.helpers import build as helpers
 from benchwarden.helpers.sources import AGENT_DIR, REWRITER_DIR, agent_sources, helper_sources, rewriter_sources
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def copy_sources(dest: Path) -> Path:

@@ -1,0 +1,161 @@
+"""End-to-end: unit tests as workloads (kind = "junit", issue #16) with real Maven, JUnit and JVM processes.
+
+The example (examples/junit: wordstat's own unit tests, the JMH example's library) and a fixture project whose
+tests exercise the edges: an expensive @BeforeEach around a cheap body, a failing test, a disabled one, an aborted
+assumption.  Iterations are 100 ms; the whole file runs in about a minute once Maven has its dependencies.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchwarden.adapters.base import ForkPlan, SuiteContext
+from benchwarden.adapters.junit import JunitAdapter
+from benchwarden.cli import main
+from benchwarden.errors import ConfigError, ForkFailed
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("java") is None, reason="JUnit end-to-end tests need 'java' on PATH"),
+    pytest.mark.skipif(shutil.which("mvn") is None, reason="JUnit end-to-end tests need 'mvn' on PATH"),
+]
+
+REPO = Path(__file__).resolve().parents[2]
+ITERATION_S = 0.1
+WORDSTAT_TESTS = ["wordstat.WordStatTest#tokenizeFindsEveryWord", "wordstat.WordStatTest#countsAddUpToTheWords",
+                  "wordstat.WordStatTest#topThreeAreTheMostFrequent", "wordstat.WordStatTest#capitalizeLeavesSeparators"]
+
+
+def plan(max_iterations: int = 3, **kw) -> ForkPlan:
+    settings = dict(fork_index=1, iteration_time_s=ITERATION_S, max_iterations=max_iterations, timeout_s=120.0,
+                    iteration_timeout_s=60.0)
+    settings.update(kw)
+    return ForkPlan(**settings)
+
+
+def copy_example(into: Path) -> Path:
+    """examples/junit with the library it compiles (../jmh/src/main/java), without stores or build output."""
+    skip = shutil.ignore_patterns(".benchwarden", "target")
+    shutil.copytree(REPO / "examples" / "junit", into / "junit", ignore=skip)
+    shutil.copytree(REPO / "examples" / "jmh" / "src", into / "jmh" / "src", ignore=skip)
+    return into / "junit"
+
+
+@pytest.fixture(scope="module")
+def adapter() -> JunitAdapter:
+    return JunitAdapter()
+
+
+@pytest.fixture(scope="module")
+def lifecycle(adapter, tmp_path_factory):
+    root = tmp_path_factory.mktemp("junit") / "lifecycle"
+    shutil.copytree(REPO / "tests" / "data" / "junit" / "lifecycle-project", root)
+    ctx = SuiteContext(name="lifecycle", kind="junit", root=root)
+    prepared = adapter.prepare(ctx)
+    return ctx, prepared, {b.id.name: b for b in adapter.list_benchmarks(ctx)}
+
+
+def test_prepare_resolves_the_projects_platform_and_a_matching_launcher(lifecycle):
+    ctx, prepared, _ = lifecycle
+    assert prepared.toolchain["junit-platform"] == "1.10.2"  # junit-jupiter 5.10.2's platform
+    classpath = (ctx.root / ".benchwarden" / "build" / "junit" / "classpath.txt").read_text().split()
+    assert any(Path(p).name == "junit-platform-launcher-1.10.2.jar" for p in classpath), classpath
+    assert str(ctx.root / "target" / "test-classes") == classpath[0]
+
+
+def test_list_finds_every_test_method_disabled_ones_included(lifecycle):
+    _, _, tests = lifecycle
+    assert set(tests) == {f"demo.LifecycleTest#{m}" for m in
+                          ("cheapBody", "printsToStandardOutput", "failsDeliberately", "disabled",
+                           "assumesTheImpossible")}
+    assert all(b.spec["engine"] == "junit-jupiter" and b.unit == "ns/op" for b in tests.values())
+
+
+def test_only_the_body_is_timed_not_the_lifecycle_around_it(adapter, lifecycle):
+    """@BeforeEach sleeps 5 ms and @AfterEach 1 ms before/after every execution; the body sums 1,000 ints.  Were
+    the lifecycle timed, no execution could measure below 6 ms; the body takes microseconds."""
+    ctx, _, tests = lifecycle
+    results = list(adapter.start_fork(ctx, tests["demo.LifecycleTest#cheapBody"], plan(max_iterations=3)))
+    assert len(results) == 3
+    for r in results:
+        assert 0 < r.value_ns < 1_000_000, r  # well under the 6 ms of lifecycle: body only
+        # ~6 ms of untimed lifecycle per execution: a 100-ms iteration holds at most ~17 of them
+        assert 1 <= r.ops <= 20, r
+
+
+def test_cpu_time_is_the_test_threads_and_wall_time_is_kept_beside_it(adapter, lifecycle):
+    """metric = "cpu": the body's CPU time on the test thread is the value; the wall time moves to a secondary."""
+    ctx, _, tests = lifecycle
+    results = list(adapter.start_fork(ctx, tests["demo.LifecycleTest#cheapBody"], plan(max_iterations=2, metric="cpu")))
+    assert len(results) == 2
+    for r in results:
+        wall = r.secondary["wall [ns/op]"]
+        assert 0 < r.value_ns < 1_000_000 and 0 < wall < 1_000_000, r
+        assert "cpu [ns/op]" not in r.secondary
+
+
+def test_a_test_that_prints_to_standard_output_still_streams_its_iterations(adapter, lifecycle):
+    ctx, _, tests = lifecycle
+    results = list(adapter.start_fork(ctx, tests["demo.LifecycleTest#printsToStandardOutput"], plan(max_iterations=2)))
+    assert len(results) == 2 and all(r.value_ns > 0 for r in results)
+
+
+def test_a_failing_test_is_a_failed_fork_with_junits_message(adapter, lifecycle):
+    ctx, _, tests = lifecycle
+    with pytest.raises(ForkFailed) as info:
+        list(adapter.start_fork(ctx, tests["demo.LifecycleTest#failsDeliberately"], plan()))
+    assert info.value.reason == "crashed"
+    assert "deliberately broken" in str(info.value) + info.value.output
+
+
+@pytest.mark.parametrize("name, why", [("disabled", "not today"), ("assumesTheImpossible", "never true")])
+def test_disabled_and_aborted_tests_are_skipped_with_the_reason(adapter, lifecycle, name, why):
+    ctx, _, tests = lifecycle
+    with pytest.raises(ForkFailed) as info:
+        list(adapter.start_fork(ctx, tests[f"demo.LifecycleTest#{name}"], plan()))
+    assert info.value.reason == "skipped"
+    assert why in str(info.value)
+
+
+def test_a_project_without_a_pom_is_a_config_error(adapter, tmp_path):
+    with pytest.raises(ConfigError, match="no pom.xml"):
+        adapter.prepare(SuiteContext(name="bare", kind="junit", root=tmp_path))
+
+
+def _cli(root: Path, *argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = main([*argv, "--config", str(root / "benchwarden.toml")], stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_run_and_show_on_the_example(tmp_path):
+    root = copy_example(tmp_path)
+    status, out, err = _cli(root, "run", "--iteration-time", "100ms", "--warmup", "3", "--iterations", "3",
+                            "--forks", "2", "--stop", "static", "-q")
+    assert status == 0, err
+    status, out, err = _cli(root, "show", "--json")
+    assert status == 0, err
+    shown = {row["benchmark"]: row for row in json.loads(out)["benchmarks"]}
+    assert sorted(shown) == sorted(WORDSTAT_TESTS)
+    assert all(row["forks"] == 2 and row["mean"] > 0 for row in shown.values())
+    # tokenizing 10,000 words takes longer than capitalizing 20 characters
+    assert shown[WORDSTAT_TESTS[0]]["mean"] > 10 * shown[WORDSTAT_TESTS[3]]["mean"]
+
+
+def test_compare_finds_the_libraries_slowdown_through_its_unit_test(tmp_path):
+    """The JMH example's large switchable slowdown of tokenize (~1.7x there), seen by the unit test that calls it;
+    the test that does not call tokenize stays quiet."""
+    root = copy_example(tmp_path)
+    status, out, err = _cli(root, "compare", "--variant-env", "WORDSTAT_SLOW=large", "--filter",
+                            "tokenizeFindsEveryWord|capitalizeLeavesSeparators", "--iteration-time", "100ms",
+                            "--warmup", "5", "--iterations", "5", "--max-forks", "6", "--json", "-q")
+    assert out, err
+    verdicts = {row["benchmark"]: row for row in json.loads(out)["benchmarks"]}
+    assert status == 1, err
+    assert verdicts[WORDSTAT_TESTS[0]]["verdict"] == "slower", verdicts
+    assert verdicts[WORDSTAT_TESTS[3]]["verdict"] not in ("slower", "faster"), verdicts

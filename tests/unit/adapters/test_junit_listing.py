@@ -1,0 +1,49 @@
+"""The junit adapter's pure parts: the launcher's listing line, the platform version of a test classpath."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchwarden.adapters.junit import benchmarks_from_listing, platform_version
+from benchwarden.errors import ListingFailed
+
+
+def listing(*tests: dict, **extra) -> str:
+    return json.dumps({"v": 1, "tests": list(tests), "templates": [], **extra})
+
+
+def test_each_test_method_is_a_benchmark_selected_by_its_unique_id():
+    uid = "[engine:junit-jupiter]/[class:demo.ATest]/[method:works()]"
+    (b,) = benchmarks_from_listing("unit", listing({"name": "demo.ATest#works", "unique_id": uid,
+                                                    "engine": "junit-jupiter"}))
+    assert (b.id.suite, b.id.name, b.mode, b.unit) == ("unit", "demo.ATest#works", "avgt", "ns/op")
+    assert b.spec == {"unique_id": uid, "engine": "junit-jupiter"}
+
+
+def test_a_method_seen_twice_counts_once_in_discovery_order():
+    tests = [{"name": n, "unique_id": f"{n}-{i}"} for i, n in enumerate(["b#x", "a#y", "b#x"])]
+    found = benchmarks_from_listing("unit", listing(*tests))
+    assert [(b.id.name, b.spec["unique_id"]) for b in found] == [("b#x", "b#x-0"), ("a#y", "a#y-1")]
+
+
+@pytest.mark.parametrize("line, message", [
+    ("not json", "not JSON"),
+    (json.dumps({"v": 2, "tests": []}), "malformed listing"),
+    (json.dumps({"v": 1, "error": "boom", "traceback": "at X"}), "boom\nat X"),
+    (listing({"name": "a#b"}), "malformed test entry"),
+    (listing({"name": 3, "unique_id": "u"}), "malformed test entry"),
+])
+def test_a_bad_listing_is_a_listing_error_naming_the_suite(line, message):
+    with pytest.raises(ListingFailed, match="suite 'unit'") as info:
+        benchmarks_from_listing("unit", line)
+    assert message in str(info.value)
+
+
+def test_the_platform_version_is_that_of_the_engine_jar():
+    jars = ["/m2/org/opentest4j/opentest4j-1.3.0.jar", "/m2/junit-platform-commons-1.10.2.jar",
+            "/m2/junit-platform-engine-1.10.2.jar", "/m2/junit-jupiter-engine-5.10.2.jar"]
+    assert platform_version(jars) == "1.10.2"
+    assert platform_version(["/x/junit-platform-engine-1.11.0-M1.jar"]) == "1.11.0-M1"
+    assert platform_version(["/m2/junit-4.13.2.jar", "/m2/hamcrest-core-1.3.jar"]) is None
