@@ -1,10 +1,14 @@
-// Command rewrite is benchwarden's Go source rewriter for `benchwarden assess` (stdlib go/ast, go/parser,
-// go/printer only). It always works on a copy of a module that benchwarden made; it rewrites in place.
+// Command rewrite is benchwarden's Go source tool (stdlib go/ast, go/parser, go/printer only): the rewriter of
+// `benchwarden assess`, which always works on a copy of a module that benchwarden made and rewrites in place, and
+// the test lister and driver writer of the gounit adapter, which only reads.
 //
 //	rewrite -dir DIR -func example.com/wordstat.Tokenize -factor 0.5
 //	    slow one function down: each call takes (1+factor) times its own duration (see Slowdown)
 //	rewrite -dir DIR -trace example.com/wordstat [-trace other/pkg] -index FILE
 //	    count calls of every exported function and method (see Trace); -trace all = every package
+//	rewrite -tests PKGDIR [-driver OUT.go -import IMPORTPATH]
+//	    list the package's test functions as `go test` finds them (see ListTests); with -driver, also write the
+//	    driver that runs one of them as a workload (kind = "gounit", see WriteDriver). Reads PKGDIR only.
 //
 // On success it prints one JSON line {"v":1,...} describing what it did; on failure a message on
 // stderr and exit status 2.
@@ -36,12 +40,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 	index := flags.String("index", "", "trace mode: where to write the index (JSON lines)")
 	var traced listFlag
 	flags.Var(&traced, "trace", "trace mode: package to trace (repeatable; 'all' = every package of the module)")
+	tests := flags.String("tests", "", "tests mode: the package directory whose test functions to list")
+	driver := flags.String("driver", "", "tests mode: where to write the driver of the package's tests")
+	importPath := flags.String("import", "", "tests mode: the package's import path (for the driver)")
 	if err := flags.Parse(args); err != nil {
 		return 2
 	}
+	enc := json.NewEncoder(stdout)
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "rewrite: %v\n", err)
 		return 2
+	}
+	if *tests != "" {
+		listing, err := ListTests(*tests)
+		if err != nil {
+			return fail(err)
+		}
+		out := map[string]any{"v": 1, "mode": "tests", "package": listing.Package, "tests": listing.Tests}
+		if *driver != "" && len(listing.Tests) > 0 {
+			if listing.Package == "main" { // reported per test by the adapter, not an error for the whole module
+				out["refused"] = "the tests of a command (package main) cannot be driven from an external test package"
+			} else if err := WriteDriver(listing, *importPath, *driver); err != nil {
+				return fail(err)
+			}
+		}
+		enc.Encode(out)
+		return 0
 	}
 	if *dir == "" {
 		return fail(fmt.Errorf("-dir is required"))
@@ -50,7 +74,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	enc := json.NewEncoder(stdout)
 	switch {
 	case *fn != "" && len(traced) == 0:
 		if *factor < 0 {

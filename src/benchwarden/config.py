@@ -49,6 +49,7 @@ ADAPTER_OPTIONS: dict[str, frozenset[str]] = {
     "python": frozenset({"benchmarks", "python", "pythonpath", "trace_memory"}),
     "command": frozenset({"commands", "command", "shell"}),
     "junit": frozenset({"java", "test_classes", "classes"}),
+    "gounit": frozenset({"packages"}),
 }
 
 #: primary metrics (docs/metrics.md); which kinds support which: benchwarden.metrics.primary

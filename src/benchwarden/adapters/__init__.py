@@ -13,6 +13,7 @@ REGISTRY: dict[str, str] = {
     "python": "benchwarden.adapters.asv:AsvAdapter",
     "command": "benchwarden.adapters.command:CommandAdapter",
     "junit": "benchwarden.adapters.junit:JunitAdapter",
+    "gounit": "benchwarden.adapters.gounit:GoUnitAdapter",
 }
 
 

@@ -43,6 +43,7 @@ decides iterations and forks).  Not run: ``mem_*``, ``peakmem_*``,
 
 from __future__ import annotations
 
+import collections
 import itertools
 import json
 import os
@@ -443,8 +444,13 @@ class WorkerFork:
     """
 
     def __init__(self, process: ManagedProcess, label: str, plan: ForkPlan, iteration_timeout_s: float,
-                 skip_detail: Callable[[str], str] = lambda reason: f"setup raised NotImplementedError: {reason}"):
+                 skip_detail: Callable[[str], str] = lambda reason: f"setup raised NotImplementedError: {reason}",
+                 harness_lines: bool = False):
         self._process = process
+        # harness_lines: stdout also carries the harness's own lines (Go's testing prints "PASS", "--- FAIL" there);
+        # they are kept for the output tail instead of failing the fork as garbage
+        self._harness_lines: collections.deque[str] | None = \
+            collections.deque(maxlen=TAIL_LINES) if harness_lines else None
         self._skip_detail = skip_detail
         self._label = label
         self._plan = plan
@@ -482,6 +488,9 @@ class WorkerFork:
                 raise self._fail("timeout", self._timeout_detail(fork_deadline <= next_deadline)) from None
             if line is None or self._stopped:
                 break
+            if self._harness_lines is not None and not line.startswith('{"v":'):
+                self._harness_lines.append(line.rstrip("\n"))
+                continue
             try:
                 msg = parse_worker_line(line)
             except ProtocolError as exc:
@@ -539,7 +548,7 @@ class WorkerFork:
     def output_tail(self) -> str:
         """The worker's recent stderr (user prints, warnings), without protocol lines."""
         lines = [ln for ln in self._process.tail().splitlines() if not ln.startswith('{"v":')]
-        return "\n".join(lines)
+        return "\n".join([*(self._harness_lines or ()), *lines])
 
 
 def end_process_group(process: ManagedProcess, grace_s: float = 3.0) -> None:

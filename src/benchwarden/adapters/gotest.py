@@ -133,15 +133,16 @@ class GoAdapter:
         go = require_tool("go", ctx.name, "install Go from https://go.dev/dl/")
         if ctx.build:
             run_build(ctx.build, ctx.root, ctx.name, env=ctx.env)
-        version = _go_version(go, ctx)
+        version = go_version(go, ctx)
         build_dir = build_dir_of(ctx)
         build_dir.mkdir(parents=True, exist_ok=True)
         packages = []
         for import_path, pkg_dir in _benchmark_packages(go, ctx):
-            binary = build_dir / f"{_safe_name(import_path)}.test"
+            binary = build_dir / f"{safe_name(import_path)}.test"
             run_build([go, "test", "-c", "-o", str(binary), import_path], ctx.root, ctx.name, env=ctx.env)
             if binary.exists():
-                packages.append(GoPackage(import_path, pkg_dir, str(binary), _prefix(ctx.root, pkg_dir, import_path)))
+                packages.append(GoPackage(import_path, pkg_dir, str(binary),
+                                          package_prefix(ctx.root, pkg_dir, import_path)))
         (build_dir / _MANIFEST).write_text(json.dumps([asdict(p) for p in packages], indent=2), encoding="utf-8")
         self._packages[ctx.root] = packages
         return PreparedSuite(toolchain={"go": version})
@@ -364,13 +365,13 @@ def build_dir_of(ctx: SuiteContext) -> Path:
     return ctx.root / ".benchwarden" / "build" / "go"
 
 
-def _safe_name(import_path: str) -> str:
+def safe_name(import_path: str) -> str:
     readable = re.sub(r"[^A-Za-z0-9._-]+", "_", import_path).strip("_") or "pkg"
     digest = hashlib.sha1(import_path.encode("utf-8")).hexdigest()[:8]
     return f"{readable}-{digest}"
 
 
-def _prefix(root: Path, pkg_dir: str, import_path: str) -> str:
+def package_prefix(root: Path, pkg_dir: str, import_path: str) -> str:
     rel = os.path.relpath(pkg_dir, root)
     if rel == ".":
         return ""
@@ -379,7 +380,7 @@ def _prefix(root: Path, pkg_dir: str, import_path: str) -> str:
     return rel.replace(os.sep, "/") + "."
 
 
-def _packages_option(ctx: SuiteContext) -> list[str]:
+def packages_option(ctx: SuiteContext) -> list[str]:
     value = ctx.options.get("packages", ["./..."])
     if isinstance(value, str):
         value = [value]
@@ -401,7 +402,7 @@ def _list_timeout_s(ctx: SuiteContext) -> float:
     return seconds
 
 
-def _go_version(go: str, ctx: SuiteContext) -> str:
+def go_version(go: str, ctx: SuiteContext) -> str:
     done = capture([go, "env", "GOVERSION"], cwd=ctx.root, env=ctx.env, timeout_s=60)
     version = done.stdout.strip()
     if done.returncode != 0 or not version:
@@ -416,7 +417,7 @@ def _benchmark_packages(go: str, ctx: SuiteContext) -> list[tuple[str, str]]:
     of packages that have none; ``-test.list`` stays the authority later.
     """
     template = "{{.ImportPath}}\t{{.Dir}}\t{{join .TestGoFiles \",\"}}\t{{join .XTestGoFiles \",\"}}"
-    argv = [go, "list", "-f", template, *_packages_option(ctx)]
+    argv = [go, "list", "-f", template, *packages_option(ctx)]
     output = run_build(argv, ctx.root, ctx.name, env=ctx.env)
     found = []
     for row in output.splitlines():

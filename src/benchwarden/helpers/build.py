@@ -122,14 +122,15 @@ def agent_jar() -> Path:
 
 
 def rewriter_binary() -> Path:
-    """Path of the Go rewriter binary, built with ``go build`` on first use."""
+    """Path of the Go source tool (``assess``'s rewriter, the ``gounit`` adapter's test lister and driver writer),
+    built with ``go build`` on first use."""
     rewriter_dir = source_root() / REWRITER_DIR
     digest = source_digest(rewriter_dir, rewriter_sources(rewriter_dir))
 
     def build(out_dir: Path) -> None:
-        go = require_tool("go", "assess", "Go builds benchwarden's source rewriter on first use")
+        go = require_tool("go", "go helper", "Go builds benchwarden's Go source tool on first use")
         out_dir.mkdir(parents=True, exist_ok=True)
-        run_build([go, "build", "-o", str(out_dir / REWRITER_BIN), "."], rewriter_dir, "assess (go rewriter)",
+        run_build([go, "build", "-o", str(out_dir / REWRITER_BIN), "."], rewriter_dir, "benchwarden's Go source tool",
                   timeout_s=600)
 
     return _build_once("rewriter", digest, REWRITER_BIN, build)

@@ -41,6 +41,9 @@ REFUSED: dict[tuple[str, str], str] = {
     ("jmh", "cpu"): "JMH benchmarks cannot be measured in CPU time: the JVM's JIT compiler and garbage collector "
                     "threads burn CPU beside the benchmark thread that is not proportional to its operations, and "
                     "JMH has no per-thread CPU clock; use metric = \"time\" (docs/metrics.md)",
+    ("gounit", "cpu"): "Go test functions cannot be measured in CPU time: Go has no per-goroutine CPU clock, and the "
+                       "process's CPU time counts the runtime's and other goroutines' work; use metric = \"time\"",
+    ("gounit", "instructions"): "Go test functions cannot be measured in instructions yet: use metric = \"time\"",
     ("junit", "instructions"): "JUnit tests cannot be measured in instructions, for the reasons JMH benchmarks "
                                "cannot (a JIT compiling while the test runs, a JVM Valgrind slows to a crawl); use "
                                "metric = \"time\" or \"cpu\" (the test thread's CPU time, docs/code-level.md)",

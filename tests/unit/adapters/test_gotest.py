@@ -14,13 +14,13 @@ from benchwarden.adapters.gotest import (
     GoAdapter,
     _list_timeout_s,
     _only_leaves,
-    _packages_option,
-    _prefix,
     bench_pattern,
     calibration_argv,
     fork_argv,
     go_duration,
     operations_per_iteration,
+    package_prefix,
+    packages_option,
     quote_meta,
 )
 from benchwarden.errors import ConfigError, ListingFailed
@@ -72,9 +72,9 @@ def test_only_leaves_drops_parents_by_path_not_by_string_prefix():
 
 
 def test_prefix_qualifies_packages_below_the_root(tmp_path):
-    assert _prefix(tmp_path, str(tmp_path), "m") == ""
-    assert _prefix(tmp_path, str(tmp_path / "internal" / "parse"), "m/internal/parse") == "internal/parse."
-    assert _prefix(tmp_path / "a", str(tmp_path / "b"), "m/b") == "m/b."
+    assert package_prefix(tmp_path, str(tmp_path), "m") == ""
+    assert package_prefix(tmp_path, str(tmp_path / "internal" / "parse"), "m/internal/parse") == "internal/parse."
+    assert package_prefix(tmp_path / "a", str(tmp_path / "b"), "m/b") == "m/b."
 
 
 def _ctx(**options) -> SuiteContext:
@@ -82,10 +82,10 @@ def _ctx(**options) -> SuiteContext:
 
 
 def test_options_defaults_and_errors():
-    assert _packages_option(_ctx()) == ["./..."]
-    assert _packages_option(_ctx(packages="./cmd/...")) == ["./cmd/..."]
+    assert packages_option(_ctx()) == ["./..."]
+    assert packages_option(_ctx(packages="./cmd/...")) == ["./cmd/..."]
     with pytest.raises(ConfigError, match=r"suite 'g': 'packages' must be a list of Go package patterns") as info:
-        _packages_option(_ctx(packages=[1]))
+        packages_option(_ctx(packages=[1]))
     assert info.value.key == "suites.g.packages"
     assert _list_timeout_s(_ctx()) == 60.0
     assert _list_timeout_s(_ctx(list_timeout="5s")) == 5.0

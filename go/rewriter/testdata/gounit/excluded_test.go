@@ -1,0 +1,7 @@
+//go:build never
+
+package lib
+
+import "testing"
+
+func TestExcludedByConstraint(t *testing.T) {}

@@ -1,0 +1,170 @@
+"""Go test functions as workloads (issue #16, docs/code-level.md): each ``func TestX(t *testing.T)`` is a benchmark.
+
+The Go counterpart of the ``junit`` adapter. The module's files are not modified:
+
+* ``prepare`` lists each package's test functions with benchwarden's Go source tool (``go/build`` picks the
+  ``_test.go`` files as ``go test`` would, ``go/ast`` finds the functions: :file:`go/rewriter/tests.go`), has it
+  write a *driver* — an extra external test file holding ``TestBenchwardenDriver`` and a table of the package's
+  test functions — and builds the package's test binary with that file added through ``go test -c -overlay``.
+* a fork is one run of that binary with ``-test.run '^TestBenchwardenDriver$'``: the driver runs the test named
+  in ``$BENCHWARDEN_TEST`` as a subtest, ``R`` times per iteration (``R`` calibrated to the iteration time), and
+  prints one protocol line per iteration (the asv worker's protocol, so a fork is a
+  :class:`~benchwarden.adapters.asv.WorkerFork`). Only the function's body is timed — not the subtest's start, not
+  its ``t.Cleanup`` functions. ``go test -json`` would time tests only to 10 ms.
+
+A test that fails is a failed fork with Go's output; one that calls ``t.Skip`` is skipped. Tests of a command
+(``package main``) cannot be driven from an external test package and are not listed (the build says so).
+
+Suite options: ``packages`` (Go package patterns, default ``["./..."]``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from benchwarden.adapters.asv import TAIL_LINES, WorkerFork
+from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
+from benchwarden.adapters.gotest import go_version, package_prefix, packages_option, safe_name
+from benchwarden.adapters.process import ManagedProcess, capture, require_tool, run_build
+from benchwarden.errors import ForkFailed, ListingFailed
+from benchwarden.model import Benchmark, BenchmarkId
+
+DRIVER_TEST = "TestBenchwardenDriver"
+DRIVER_FILE = "zz_benchwarden_driver_test.go"  # go/rewriter/tests.go: DriverFile
+_MANIFEST = "manifest.json"
+_TOOL_TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True)
+class DrivenPackage:
+    """One package with test functions, as prepared: its driven test binary and the functions it can run."""
+
+    import_path: str
+    dir: str
+    binary: str
+    prefix: str
+    tests: tuple[str, ...]
+    refused: str = ""  # why its tests cannot be driven (a command's tests); no binary then
+
+
+def build_dir_of(ctx: SuiteContext) -> Path:
+    """Where drivers, overlays, test binaries and the manifest live: ``<suite root>/.benchwarden/build/gounit/``."""
+    return ctx.root / ".benchwarden" / "build" / "gounit"
+
+
+class GoUnitAdapter:
+    """``kind = "gounit"``: see the module docstring."""
+
+    kind = "gounit"
+
+    def prepare(self, ctx: SuiteContext) -> PreparedSuite:
+        """Require ``go``, run the suite's build if any, write each package's driver and build its test binary."""
+        from benchwarden.helpers.build import rewriter_binary
+
+        go = require_tool("go", ctx.name, "install Go from https://go.dev/dl/")
+        if ctx.build:
+            run_build(ctx.build, ctx.root, ctx.name, env=ctx.env)
+        version = go_version(go, ctx)
+        tool = str(rewriter_binary())
+        out = build_dir_of(ctx)
+        out.mkdir(parents=True, exist_ok=True)
+        packages = []
+        for import_path, pkg_dir in _test_packages(go, ctx):
+            safe = safe_name(import_path)
+            driver, overlay, binary = out / f"{safe}.driver.go", out / f"{safe}.overlay.json", out / f"{safe}.test"
+            tests, refused = _list_and_write_driver(tool, ctx, import_path, pkg_dir, driver)
+            prefix = package_prefix(ctx.root, pkg_dir, import_path)
+            if not tests:
+                continue
+            if refused:  # listed all the same: each fork says why it cannot run
+                packages.append(DrivenPackage(import_path, pkg_dir, "", prefix, tuple(tests), refused))
+                continue
+            overlay.write_text(json.dumps({"Replace": {str(Path(pkg_dir) / DRIVER_FILE): str(driver)}}),
+                               encoding="utf-8")
+            run_build([go, "test", "-c", "-overlay", str(overlay), "-o", str(binary), import_path], ctx.root,
+                      ctx.name, env=ctx.env)
+            packages.append(DrivenPackage(import_path, pkg_dir, str(binary), prefix, tuple(tests)))
+        (out / _MANIFEST).write_text(json.dumps([asdict(p) for p in packages], indent=2), encoding="utf-8")
+        return PreparedSuite(toolchain={"go": version})
+
+    def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
+        """Every test function of every prepared package, in source order; named like the go adapter's benchmarks
+        (``TestX`` at the root, ``dir/sub.TestX`` below it)."""
+        return [Benchmark(BenchmarkId(ctx.name, package.prefix + test), "avgt", "ns/op",
+                          spec={"binary": package.binary, "package_dir": package.dir, "test": test,
+                                **({"refused": package.refused} if package.refused else {})})
+                for package in _manifest(ctx) for test in package.tests]
+
+    def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> WorkerFork:
+        """One run of the package's test binary driving ``benchmark``'s test for up to ``plan.max_iterations``."""
+        spec = benchmark.spec
+        if spec.get("refused"):
+            raise ForkFailed(str(benchmark.id), "skipped", spec["refused"])
+        argv = [spec["binary"], "-test.run", f"^{DRIVER_TEST}$", "-test.count", "1"]
+        env = {**ctx.env, **plan.env, "BENCHWARDEN_TEST": spec["test"],
+               "BENCHWARDEN_ITERATION_NS": str(max(1, round(plan.iteration_time_s * 1e9))),
+               "BENCHWARDEN_ITERATIONS": str(plan.max_iterations)}
+        try:
+            process = ManagedProcess(argv, cwd=Path(spec["package_dir"]), env=env, merge_stderr=False,
+                                     tail_lines=TAIL_LINES)
+        except OSError as exc:
+            raise ForkFailed(str(benchmark.id), "crashed", f"cannot start the test binary: {exc}") from None
+        return WorkerFork(process, str(benchmark.id), plan, plan.iteration_timeout_s,
+                          skip_detail=lambda reason: reason, harness_lines=True)
+
+
+def _test_packages(go: str, ctx: SuiteContext) -> list[tuple[str, str]]:
+    """``(import path, dir)`` of the packages matched by the ``packages`` option that have ``_test.go`` files."""
+    template = "{{.ImportPath}}\t{{.Dir}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}"
+    output = run_build([go, "list", "-f", template, *packages_option(ctx)], ctx.root, ctx.name, env=ctx.env)
+    found = []
+    for row in output.splitlines():
+        parts = row.split("\t")
+        if len(parts) == 4 and (parts[2] != "0" or parts[3] != "0"):
+            found.append((parts[0], parts[1]))
+    return found
+
+
+def _list_and_write_driver(tool: str, ctx: SuiteContext, import_path: str, pkg_dir: str,
+                           driver: Path) -> tuple[list[str], str]:
+    argv = [tool, "-tests", pkg_dir, "-driver", str(driver), "-import", import_path]
+    try:
+        done = capture(argv, cwd=ctx.root, env=ctx.env, timeout_s=_TOOL_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise ListingFailed(f"suite '{ctx.name}': listing the tests of {import_path} took longer than "
+                            f"{_TOOL_TIMEOUT_S:.0f}s") from None
+    if done.returncode != 0:
+        raise ListingFailed(f"suite '{ctx.name}': cannot drive the tests of {import_path}: "
+                            f"{(done.stderr or done.stdout).strip()[-2000:]}")
+    return listed_tests(ctx.name, import_path, done.stdout)
+
+
+def listed_tests(suite: str, import_path: str, output: str) -> tuple[list[str], str]:
+    """The test function names of the Go tool's listing line, and why they cannot be driven ("" if they can;
+    pure)."""
+    for line in output.splitlines():
+        if not line.startswith("{"):  # Go's own messages ("go: downloading ...")
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError:
+            break
+        tests = data.get("tests") if isinstance(data, dict) else None
+        if data.get("v") == 1 and isinstance(tests, list) and all(
+                isinstance(t, dict) and isinstance(t.get("name"), str) for t in tests):
+            return [t["name"] for t in tests], str(data.get("refused") or "")
+        break
+    raise ListingFailed(f"suite '{suite}': malformed test listing for {import_path}: {output.strip()[:200]!r}")
+
+
+def _manifest(ctx: SuiteContext) -> list[DrivenPackage]:
+    path = build_dir_of(ctx) / _MANIFEST
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+        return [DrivenPackage(**{**row, "tests": tuple(row["tests"])}) for row in rows]
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        raise ListingFailed(f"suite '{ctx.name}': no usable build manifest {path} (prepare the suite first): "
+                            f"{exc}") from None

@@ -1,0 +1,36 @@
+package edge
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// TestCheapBodyExpensiveCleanup sleeps 5 ms in its cleanup: were the cleanup timed, no run could take less.
+func TestCheapBodyExpensiveCleanup(t *testing.T) {
+	t.Cleanup(func() { time.Sleep(5 * time.Millisecond) })
+	data := make([]int, 1000)
+	for i := range data {
+		data[i] = i % 7
+	}
+	if Sum(data) != 2997 {
+		t.Fatal("sum")
+	}
+}
+
+// TestPrints prints, without a line break and then a line that looks like the protocol.
+func TestPrints(t *testing.T) {
+	fmt.Print("no line break, then ")
+	fmt.Println(`{"v":1,"error":"a test's print that looks like the protocol"}`)
+	if Sum([]int{1, 2}) != 3 {
+		t.Fatal("sum")
+	}
+}
+
+func TestFailsDeliberately(t *testing.T) {
+	t.Fatal("deliberately broken")
+}
+
+func TestSkipsItself(t *testing.T) {
+	t.Skip("not today")
+}

@@ -1,0 +1,138 @@
+"""End-to-end: Go test functions as workloads (kind = "gounit", issue #16) with real `go test` binaries.
+
+The Go example's unit tests (examples/go, configured by benchwarden-unit.toml) and a fixture module whose tests
+exercise the edges: an expensive t.Cleanup around a cheap body, prints on stdout, a failing test, a skipping one,
+a test of the external test package.  The module's files are never modified (the driver comes in by -overlay).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchwarden.adapters.base import ForkPlan, SuiteContext
+from benchwarden.adapters.gounit import GoUnitAdapter
+from benchwarden.cli import main
+from benchwarden.errors import ForkFailed
+
+pytestmark = [pytest.mark.e2e,
+              pytest.mark.skipif(shutil.which("go") is None, reason="gounit end-to-end tests need 'go' on PATH")]
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE_TESTS = ["TestTokenize", "TestEveryTokenizerAgrees", "TestSlowTokenizeAgrees", "TestGenerateTextDeterministic",
+                 "TestCountImplementationsAgree", "TestTopK", "TestCapitalizeWords"]
+
+
+def plan(max_iterations: int = 3, **kw) -> ForkPlan:
+    settings = dict(fork_index=1, iteration_time_s=0.1, max_iterations=max_iterations, timeout_s=120.0,
+                    iteration_timeout_s=60.0)
+    settings.update(kw)
+    return ForkPlan(**settings)
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and ".benchwarden" not in p.parts}
+
+
+@pytest.fixture(scope="module")
+def edge(tmp_path_factory):
+    root = tmp_path_factory.mktemp("gounit") / "edge"
+    shutil.copytree(REPO / "tests" / "data" / "gounit" / "edge", root)
+    before = files_of(root)
+    adapter = GoUnitAdapter()
+    ctx = SuiteContext(name="edge", kind="gounit", root=root)
+    adapter.prepare(ctx)
+    tests = {b.id.name: b for b in adapter.list_benchmarks(ctx)}
+    return adapter, ctx, tests, before
+
+
+def test_list_finds_the_test_functions_of_both_test_packages_and_leaves_the_module_untouched(edge):
+    _, ctx, tests, before = edge
+    assert list(tests) == ["TestCheapBodyExpensiveCleanup", "TestPrints", "TestFailsDeliberately", "TestSkipsItself",
+                           "TestFromTheExternalPackage", "cmd/tool.TestGreeting"]
+    assert files_of(ctx.root) == before  # the driver is an overlay, not a file in the module
+
+
+def test_only_the_body_is_timed_not_the_cleanup(edge):
+    """t.Cleanup sleeps 5 ms after every run; the body sums 1,000 ints.  Were the cleanup timed, no run could
+    measure below 5 ms."""
+    adapter, ctx, tests, _ = edge
+    results = list(adapter.start_fork(ctx, tests["TestCheapBodyExpensiveCleanup"], plan()))
+    assert len(results) == 3
+    for r in results:
+        assert 0 < r.value_ns < 1_000_000, r
+        assert 1 <= r.ops <= 20, r  # ~5 ms of untimed cleanup per run: a 100-ms iteration holds at most ~20
+
+
+@pytest.mark.parametrize("name", ["TestPrints", "TestFromTheExternalPackage"])
+def test_prints_and_external_tests_stream_their_iterations(edge, name):
+    adapter, ctx, tests, _ = edge
+    results = list(adapter.start_fork(ctx, tests[name], plan(max_iterations=2)))
+    assert len(results) == 2 and all(r.value_ns > 0 and r.ops >= 1 for r in results)
+
+
+def test_a_failing_test_is_a_failed_fork_with_gos_message(edge):
+    adapter, ctx, tests, _ = edge
+    with pytest.raises(ForkFailed) as info:
+        list(adapter.start_fork(ctx, tests["TestFailsDeliberately"], plan()))
+    assert info.value.reason == "crashed"
+    assert "deliberately broken" in info.value.output
+
+
+def test_a_test_that_skips_itself_is_skipped(edge):
+    adapter, ctx, tests, _ = edge
+    with pytest.raises(ForkFailed) as info:
+        list(adapter.start_fork(ctx, tests["TestSkipsItself"], plan()))
+    assert info.value.reason == "skipped" and "TestSkipsItself" in str(info.value)
+
+
+def test_a_commands_tests_are_listed_and_skipped_with_the_reason(edge):
+    adapter, ctx, tests, _ = edge
+    with pytest.raises(ForkFailed) as info:
+        list(adapter.start_fork(ctx, tests["cmd/tool.TestGreeting"], plan()))
+    assert info.value.reason == "skipped" and "package main" in str(info.value)
+
+
+def _cli(root: Path, *argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = main([*argv, "--config", str(root / "benchwarden-unit.toml")], stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture()
+def example(tmp_path) -> Path:
+    root = tmp_path / "go"
+    shutil.copytree(REPO / "examples" / "go", root, ignore=shutil.ignore_patterns(".benchwarden"))
+    return root
+
+
+def test_run_and_show_on_the_examples_unit_tests(example):
+    status, _, err = _cli(example, "run", "--warmup", "2", "--iterations", "3", "--forks", "2", "--stop", "static",
+                          "-q")
+    assert status == 0, err
+    status, out, err = _cli(example, "show", "--json")
+    assert status == 0, err
+    shown = {row["benchmark"]: row for row in json.loads(out)["benchmarks"]}
+    assert sorted(shown) == sorted(EXAMPLE_TESTS)
+    assert all(row["forks"] == 2 and row["mean"] > 0 for row in shown.values())
+    # agreeing over 2,000 words with six tokenizers costs more than capitalizing one short line
+    assert shown["TestEveryTokenizerAgrees"]["mean"] > 10 * shown["TestCapitalizeWords"]["mean"]
+
+
+def test_compare_finds_the_tokenizer_slowdown_through_the_unit_test(example):
+    """WORDSTAT_SLOW=1 makes Tokenize 2-3x slower on long texts: TestCountImplementationsAgree tokenizes 1,000
+    words (measured ~1.25x as a whole: it also generates the text and counts), TestCapitalizeWords calls no
+    tokenizer."""
+    status, out, err = _cli(example, "compare", "--variant-env", "WORDSTAT_SLOW=1", "--filter",
+                            "TestCountImplementationsAgree|TestCapitalizeWords", "--warmup", "2", "--iterations", "5",
+                            "--max-forks", "10", "--json", "-q")
+    assert out, err
+    verdicts = {row["benchmark"]: row for row in json.loads(out)["benchmarks"]}
+    assert verdicts["TestCountImplementationsAgree"]["verdict"] == "slower", verdicts
+    assert verdicts["TestCapitalizeWords"]["verdict"] not in ("slower", "faster"), verdicts
+    assert status == 1
