@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from benchwarden.adapters import REGISTRY
+from benchwarden.adapters import DEFAULT_BUILDS, REGISTRY
 from benchwarden.adapters.base import SuiteContext
 from benchwarden.errors import ConfigError
 
@@ -706,7 +706,8 @@ def _resolve(model: FileModel, path: Path) -> Config:
             raise ConfigError(f"directory {root} does not exist", str(path), f"suites.{name}.path")
         ctx = SuiteContext(
             name=name, kind=sm.kind, root=root,
-            build=_split_command(sm.build, path, f"suites.{name}.build"),
+            build=_split_command(sm.build, path, f"suites.{name}.build") if sm.build is not None
+            else DEFAULT_BUILDS.get(sm.kind),
             artifact=sm.artifact, filter=sm.filter, jvm_args=tuple(sm.jvm_args), env=dict(sm.env),
             options=dict(sm.model_extra or {}), params=param_values(sm.params),
         )

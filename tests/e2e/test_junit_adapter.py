@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from benchwarden.adapters import DEFAULT_BUILDS
 from benchwarden.adapters.base import ForkPlan, SuiteContext
 from benchwarden.adapters.junit import JunitAdapter
 from benchwarden.cli import main
@@ -55,7 +56,7 @@ def adapter() -> JunitAdapter:
 def lifecycle(adapter, tmp_path_factory):
     root = tmp_path_factory.mktemp("junit") / "lifecycle"
     shutil.copytree(REPO / "tests" / "data" / "junit" / "lifecycle-project", root)
-    ctx = SuiteContext(name="lifecycle", kind="junit", root=root)
+    ctx = SuiteContext(name="lifecycle", kind="junit", root=root, build=DEFAULT_BUILDS["junit"])
     prepared = adapter.prepare(ctx)
     return ctx, prepared, {b.id.name: b for b in adapter.list_benchmarks(ctx)}
 

@@ -298,3 +298,13 @@ def test_a_whole_number_is_a_range_of_one_value(tmp_path):
     path = _write(tmp_path, '[defaults]\nforks = 3\nwarmup = 0\n[suites.x]\nkind = "jmh"\n')
     settings = load_config(path).suites["x"].settings
     assert (settings.forks_min, settings.forks_max, settings.warmup_min, settings.warmup_max) == (3, 3, 0, 0)
+
+
+def test_a_junit_suite_builds_its_tests_unless_told_otherwise(tmp_path):
+    """Unit tests need compiling: a junit suite without ``build`` gets Maven's test-compile; other kinds stay
+    unbuilt (None is what "already built" means to the adapters), and a configured build is kept."""
+    cfg = load_config(_write(tmp_path, '[suites.u]\nkind = "junit"\n\n[suites.v]\nkind = "junit"\nbuild = "make t"\n\n'
+                                       '[suites.g]\nkind = "go"\n'))
+    assert cfg.suites["u"].context.build == ("mvn", "-q", "-B", "test-compile")
+    assert cfg.suites["v"].context.build == ("make", "t")
+    assert cfg.suites["g"].context.build is None

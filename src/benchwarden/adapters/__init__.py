@@ -17,6 +17,14 @@ REGISTRY: dict[str, str] = {
 }
 
 
+#: kind -> the build a suite runs when its configuration names none.  Set by the configuration, not the adapter,
+#: because a suite whose ``build`` is None is one already built (a revision's cached worktree, the candidate of
+#: a comparison sharing the base's build) and its adapter must not build it again.
+DEFAULT_BUILDS: dict[str, tuple[str, ...]] = {
+    "junit": ("mvn", "-q", "-B", "test-compile"),
+}
+
+
 def kinds() -> list[str]:
     return sorted(REGISTRY)
 

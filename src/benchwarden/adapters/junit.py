@@ -19,7 +19,7 @@ declare it). It speaks the asv worker's line protocol (one JSON object per line)
 
 Suite options: ``java`` (the java launcher), ``test_classes`` and ``classes`` (the compiled folders, relative to
 the suite's path; default Maven's ``target/test-classes`` and ``target/classes``). The default build is
-``mvn -q -B test-compile``.
+``mvn -q -B test-compile`` (:data:`benchwarden.adapters.DEFAULT_BUILDS`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ from benchwarden.adapters.process import ManagedProcess, capture, require_tool, 
 from benchwarden.errors import ConfigError, ForkFailed, ListingFailed
 from benchwarden.model import Benchmark, BenchmarkId
 
-DEFAULT_BUILD = ("mvn", "-q", "-B", "test-compile")
 DEFAULT_TEST_CLASSES = "target/test-classes"
 DEFAULT_CLASSES = "target/classes"
 #: where prepare leaves the resolved classpath for listing and forks (also on cluster workers: a shared folder)
@@ -63,7 +62,8 @@ class JunitAdapter:
             raise ConfigError(f"{ctx.root} has no pom.xml: the junit adapter supports Maven projects (Gradle: not "
                               "yet, docs/code-level.md)", key=f"suites.{ctx.name}.path")
         mvn = require_tool("mvn", ctx.name, _MAVEN_HINT)
-        run_build(list(ctx.build or (mvn, *DEFAULT_BUILD[1:])), ctx.root, ctx.name, env=ctx.env)
+        if ctx.build:  # the configuration's default is `mvn -q -B test-compile`; None: built already
+            run_build(ctx.build, ctx.root, ctx.name, env=ctx.env)
         out = ctx.root / BUILD_DIR
         out.mkdir(parents=True, exist_ok=True)
         _resolve(ctx, [mvn, "-q", "-B", "dependency:build-classpath", "-Dmdep.includeScope=test",
