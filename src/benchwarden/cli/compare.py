@@ -67,7 +67,8 @@ _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env",
 @click.option("--variant-env", multiple=True, metavar="NAME=VALUE",
               help="Run the candidate with this environment variable (repeatable); BASE/CANDIDATE may be omitted.")
 @click.option("--variant-jvm-arg", multiple=True, metavar="ARG",
-              help="Run the candidate with this JVM argument, e.g. -Dwordstat.slow=true (repeatable; jmh suites).")
+              help="Run the candidate with this JVM argument, e.g. -Dwordstat.slow=true (repeatable; jmh and "
+                   "junit suites).")
 @click.option("--base-env", multiple=True, metavar="NAME=VALUE", help="Run the base with this environment variable.")
 @click.option("--base-jvm-arg", multiple=True, metavar="ARG", help="Run the base with this JVM argument.")
 @click.option("--min-change", metavar="FRACTION", help="The smallest change that matters, e.g. 3% or 0.03 (default: "

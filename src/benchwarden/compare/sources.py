@@ -122,15 +122,19 @@ def parse_env_assignments(items: Iterable[str], option: str) -> dict[str, str]:
     return env
 
 
+#: suite kinds whose forks are JVMs that take JVM arguments
+JVM_KINDS = ("jmh", "junit")
+
+
 def with_variant(side: Side, env: Mapping[str, str], jvm_args: Sequence[str]) -> Side:
-    """The side run with extra environment variables and JVM arguments (JMH suites only for JVM args)."""
+    """The side run with extra environment variables and JVM arguments (suites of :data:`JVM_KINDS` only)."""
     if not env and not jvm_args:
         return side
     if jvm_args:
-        other = [s.name for s in side.suites if s.kind != "jmh"]
+        other = [s.name for s in side.suites if s.kind not in JVM_KINDS]
         if other:
-            raise UsageError(f"JVM arguments apply to jmh suites only; suite(s) {', '.join(other)} are not "
-                             "(select suites with --suite)")
+            raise UsageError(f"JVM arguments apply to jmh and junit suites only; suite(s) {', '.join(other)} are "
+                             "not (select suites with --suite)")
     suites = tuple(replace(s, context=replace(s.context, env={**s.context.env, **env},
                                                 jvm_args=(*s.context.jvm_args, *jvm_args)))
                    for s in side.suites)

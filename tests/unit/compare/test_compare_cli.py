@@ -102,7 +102,7 @@ def test_revisions_in_a_git_repository(project):
     (["--runs", "1"], "--runs needs BASE and CANDIDATE"),
     (["--runs", "--artifacts", "a", "b"], "--artifacts: --runs analyses two stored runs"),
     (["--variant-env", "NOEQUALS"], "--variant-env expects NAME=VALUE"),
-    (["--variant-jvm-arg", "-Dx=1"], "JVM arguments apply to jmh suites only"),
+    (["--variant-jvm-arg", "-Dx=1"], "JVM arguments apply to jmh and junit suites only"),
     (["--variant-env", "A=1", "--min-change", "lots"], "--min-change"),
     (["--artifacts", "a.jar", "b.jar"], "needs a jmh suite"),
     (["--runs", "7", "8"], "run 7 not found"),

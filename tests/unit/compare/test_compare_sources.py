@@ -70,10 +70,13 @@ def test_variants_apply_to_the_candidate_and_share_the_base_build(tmp_path):
     assert with_variants(sources) is sources
 
 
-def test_jvm_args_need_jmh_suites(tmp_path):
+def test_jvm_args_need_jvm_suites(tmp_path):
     side = Side("candidate", "x", (_suite(tmp_path, kind="go"),))
-    with pytest.raises(UsageError, match="jmh suites only"):
+    with pytest.raises(UsageError, match="jmh and junit suites only"):
         with_variant(side, {}, ["-Dx=1"])
+    for kind in ("jmh", "junit"):  # a unit test's JVM takes them as a benchmark's does
+        (suite,) = with_variant(Side("candidate", "x", (_suite(tmp_path, kind=kind),)), {}, ["-Dx=1"]).suites
+        assert suite.context.jvm_args == ("-Xmx256m", "-Dx=1")
 
 
 def test_env_assignments():
