@@ -53,8 +53,9 @@ def edge(tmp_path_factory):
 
 def test_list_finds_the_test_functions_of_both_test_packages_and_leaves_the_module_untouched(edge):
     _, ctx, tests, before = edge
-    assert list(tests) == ["TestCheapBodyExpensiveCleanup", "TestPrints", "TestFailsDeliberately", "TestSkipsItself",
-                           "TestFromTheExternalPackage", "cmd/tool.TestGreeting"]
+    assert list(tests) == ["TestCheapBodyExpensiveCleanup", "TestSumsManyInts", "TestRepeatsText", "TestPrints",
+                           "TestFailsDeliberately", "TestSkipsItself", "TestFromTheExternalPackage",
+                           "cmd/tool.TestGreeting"]
     assert files_of(ctx.root) == before  # the driver is an overlay, not a file in the module
 
 
@@ -124,15 +125,20 @@ def test_run_and_show_on_the_examples_unit_tests(example):
     assert shown["TestEveryTokenizerAgrees"]["mean"] > 10 * shown["TestCapitalizeWords"]["mean"]
 
 
-def test_compare_finds_the_tokenizer_slowdown_through_the_unit_test(example):
-    """WORDSTAT_SLOW=1 makes Tokenize 2-3x slower on long texts: TestCountImplementationsAgree tokenizes 1,000
-    words (measured ~1.25x as a whole: it also generates the text and counts), TestCapitalizeWords calls no
-    tokenizer."""
-    status, out, err = _cli(example, "compare", "--variant-env", "WORDSTAT_SLOW=1", "--filter",
-                            "TestCountImplementationsAgree|TestCapitalizeWords", "--warmup", "2", "--iterations", "5",
-                            "--max-forks", "10", "--json", "-q")
+def test_compare_finds_a_slowdown_through_the_test_that_reaches_it(tmp_path):
+    """EDGE_SLOW=1 makes Sum about 4x slower (as large as the other examples' e2e slowdowns, so that a loaded CI
+    machine settles it within the default budget; the example's ~1.27x is measured in docs/code-level.md):
+    TestSumsManyInts calls Sum, TestRepeatsText does not."""
+    root = tmp_path / "edge"
+    shutil.copytree(REPO / "tests" / "data" / "gounit" / "edge", root)
+    (root / "benchwarden-unit.toml").write_text('[defaults]\niteration_time = "100ms"\n\n'
+                                                '[suites.edge]\nkind = "gounit"\n', encoding="utf-8")
+    status, out, err = _cli(root, "compare", "--variant-env", "EDGE_SLOW=1", "--filter",
+                            "^(TestSumsManyInts|TestRepeatsText)$", "--warmup", "2", "--iterations", "5",
+                            "--seed", "1", "--json", "-q")
     assert out, err
     verdicts = {row["benchmark"]: row for row in json.loads(out)["benchmarks"]}
-    assert verdicts["TestCountImplementationsAgree"]["verdict"] == "slower", verdicts
-    assert verdicts["TestCapitalizeWords"]["verdict"] not in ("slower", "faster"), verdicts
+    assert verdicts["TestSumsManyInts"]["verdict"] == "slower", verdicts
+    assert verdicts["TestSumsManyInts"]["ratio"] > 2.0, verdicts
+    assert verdicts["TestRepeatsText"]["verdict"] not in ("slower", "faster"), verdicts
     assert status == 1

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -15,6 +16,29 @@ func TestCheapBodyExpensiveCleanup(t *testing.T) {
 	}
 	if Sum(data) != 2997 {
 		t.Fatal("sum")
+	}
+}
+
+// manyInts is built once, so that Sum is all TestSumsManyInts spends its time on.
+var manyInts = func() []int {
+	data := make([]int, 100000)
+	for i := range data {
+		data[i] = i % 3
+	}
+	return data
+}()
+
+// TestSumsManyInts is what EDGE_SLOW=1 slows down (about 4x).
+func TestSumsManyInts(t *testing.T) {
+	if Sum(manyInts) != 99999 {
+		t.Fatal("sum")
+	}
+}
+
+// TestRepeatsText does not call Sum: EDGE_SLOW does not touch it.
+func TestRepeatsText(t *testing.T) {
+	if len(strings.Repeat("ab", 5000)) != 10000 {
+		t.Fatal("repeat")
 	}
 }
 
