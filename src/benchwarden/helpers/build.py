@@ -107,18 +107,21 @@ def _build_once(name: str, digest: str, product: str, build) -> Path:
     return target
 
 
-def agent_jar() -> Path:
-    """Path of the self-contained agent jar, built with Maven on first use (``-DskipTests``: its tests
-    run in benchwarden's test suite, not on every user's first assess)."""
-    agent_dir = source_root() / AGENT_DIR
-    digest = source_digest(agent_dir, agent_sources(agent_dir))
-
+def _maven_helper(name: str, helper_dir: Path, sources: list[Path], jar: str, user: str, what: str) -> Path:
+    """A Maven helper's jar, built once per source digest (``-DskipTests``: its tests run in benchwarden's test
+    suite, not on every user's first use); ``user`` names the command that needs it in errors."""
     def build(out_dir: Path) -> None:
-        mvn = require_tool("mvn", "assess", "Maven builds benchwarden's Java agent on first use")
-        run_build([mvn, "-q", "-B", "package", "-DskipTests", f"-Dbenchwarden.buildDir={out_dir}"], agent_dir,
-                  "assess (java agent)", timeout_s=900)
+        mvn = require_tool("mvn", user, f"Maven builds benchwarden's {what} on first use")
+        run_build([mvn, "-q", "-B", "package", "-DskipTests", f"-Dbenchwarden.buildDir={out_dir}"], helper_dir,
+                  f"{user} ({what})", timeout_s=900)
 
-    return _build_once("agent", digest, AGENT_JAR, build)
+    return _build_once(name, source_digest(helper_dir, sources), jar, build)
+
+
+def agent_jar() -> Path:
+    """Path of the self-contained agent jar, built with Maven on first use."""
+    agent_dir = source_root() / AGENT_DIR
+    return _maven_helper("agent", agent_dir, agent_sources(agent_dir), AGENT_JAR, "assess", "Java agent")
 
 
 def rewriter_binary() -> Path:
@@ -140,11 +143,4 @@ def junit_launcher_jar() -> Path:
     """Path of the JUnit launcher jar (benchwarden's classes only: JUnit comes from the project's test classpath),
     built with Maven on first use."""
     junit_dir = source_root() / JUNIT_DIR
-    digest = source_digest(junit_dir, junit_sources(junit_dir))
-
-    def build(out_dir: Path) -> None:
-        mvn = require_tool("mvn", "junit", "Maven builds benchwarden's JUnit launcher on first use")
-        run_build([mvn, "-q", "-B", "package", "-DskipTests", f"-Dbenchwarden.buildDir={out_dir}"], junit_dir,
-                  "junit (launcher)", timeout_s=900)
-
-    return _build_once("junit", digest, JUNIT_JAR, build)
+    return _maven_helper("junit", junit_dir, junit_sources(junit_dir), JUNIT_JAR, "junit", "JUnit launcher")
