@@ -16,7 +16,10 @@ Shapes (``--per-shape`` benchmarks each; every benchmark draws its own parameter
 * ``drift``    — plus a drift of ±(0.3–1 %) per iteration that never ends (never stable);
 * ``walk``     — plus a random walk of the log level with steps N(0, (0.5–1.5)·σ) (never stable);
 * ``bimodal``  — each fork lands in one of two modes, 5–20 % apart, with probability ½;
-* ``heavy``    — 5–20 % of iterations are slowed by 0.2·Lomax(α), α ~ U(1.5, 3) (heavy right tail).
+* ``heavy``    — 5–20 % of iterations are slowed by 0.2·Lomax(α), α ~ U(1.5, 3) (heavy right tail);
+* ``memory``   — a steady level whose iteration noise has memory: the log noise is a stationary AR(1) with
+  φ ~ U(0.3, 0.8) and the same marginal σ (OpenJDK JMH's jmh-core-benchmarks, quiet: lag-1 median 0.56,
+  ~0 by lag 5; benchmarks/level_autocorrelation.py).
 
 The **true warmup end** is the first iteration after which the deterministic curve is within 1 % of
 its steady level (and after the step, for ``step``); ``drift`` and ``walk`` have none.
@@ -52,12 +55,13 @@ import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from scipy.signal import lfilter
 
 from benchwarden import stats
 from benchwarden.config import CRITERION_DEFAULTS
 from benchwarden.replay import STUDY_BOUNDS, ReplayConfig, simulate
 
-SHAPES = ("jit", "step", "drift", "walk", "bimodal", "heavy")
+SHAPES = ("jit", "step", "drift", "walk", "bimodal", "heavy", "memory")
 NEVER_STABLE = frozenset({"drift", "walk"})
 END_LEVEL = 0.01
 ITERATIONS, FORKS = 100, 5
@@ -99,7 +103,8 @@ def synthetic_benchmark(rng: np.random.Generator, shape: str) -> Synthetic:
     walk = rng.uniform(0.5, 1.5) * sig if shape == "walk" else 0.0
     gap = rng.uniform(0.05, 0.2) if shape == "bimodal" else 0.0
     slow_share, alpha = (rng.uniform(0.05, 0.2), rng.uniform(1.5, 3.0)) if shape == "heavy" else (0.0, 2.0)
-    params.update(drift=drift, walk=walk, gap=gap, slow_share=slow_share)
+    phi = rng.uniform(0.3, 0.8) if shape == "memory" else 0.0
+    params.update(drift=drift, walk=walk, gap=gap, slow_share=slow_share, phi=phi)
     if shape in NEVER_STABLE:
         end = None
     noise_mean = float(np.exp(sig ** 2 / 2) * (1 + slow_share * 0.2 / (alpha - 1)))
@@ -111,7 +116,12 @@ def synthetic_benchmark(rng: np.random.Generator, shape: str) -> Synthetic:
             c = c * (1 + drift * i) if drift > 0 else c / (1 - drift * i)
         if walk:
             c = c * np.exp(np.cumsum(rng.normal(0.0, walk, ITERATIONS)))
-        noise = rng.lognormal(0.0, sig, ITERATIONS)
+        if phi:  # stationary AR(1) with marginal variance 1: x_1 ~ N(0, 1), x_t = φ x_{t−1} + √(1 − φ²) e_t
+            shocks = rng.standard_normal(ITERATIONS) * np.sqrt(1 - phi * phi)
+            shocks[0] = rng.standard_normal()
+            noise = np.exp(sig * lfilter([1.0], [1.0, -phi], shocks))
+        else:
+            noise = rng.lognormal(0.0, sig, ITERATIONS)
         if slow_share:
             noise = noise * (1 + np.where(rng.random(ITERATIONS) < slow_share, 0.2 * rng.pareto(alpha, ITERATIONS), 0))
         out.series.append(level * c * noise)
