@@ -35,9 +35,12 @@ WORKER_WAIT_S = 60.0
 #: how old the list of live workers may be when a fork looks for its worker (seconds)
 LIVE_WORKERS_MAX_AGE_S = 0.5
 #: the dispatcher drains the driver's queue every POLL_MIN_S after a message, backing off to POLL_MAX_S while it
-#: stays empty (seconds): an iteration reaches its fork's stop policy at most POLL_MAX_S after it arrived
+#: stays empty (seconds): an iteration reaches its fork's stop policy at most POLL_MAX_S after it arrived.  Each
+#: poll is one small request to the scheduler (≤ 100/s).  A blocking ``Queue.get(timeout=…)`` would wake at once,
+#: but the scheduler logs every timed-out get as an error with a traceback.  Measured (quiet, Python example):
+#: backing off to 50 ms cost 60 ms per fork against a local fork, to 10 ms about 15 ms (docs/distributed.md)
 POLL_MIN_S = 0.002
-POLL_MAX_S = 0.05
+POLL_MAX_S = 0.01
 #: how long the client tries to reconnect to a scheduler that went away before the run counts it as lost
 #: (seconds; dask's Client timeout, which also bounds the first connection)
 SCHEDULER_LOST_S = 20.0
