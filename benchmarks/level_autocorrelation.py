@@ -10,7 +10,7 @@ The ``level`` criterion (docs/dynamic.md) ends warmup when a window of iteration
 * the lag-1 autocorrelation of each fork's second half;
 * the same shares with each fork's memory allowed for, as the ``level`` criterion does after its scout: both
   tests against an AR(1) null with the φ the criterion estimates from the fork's second half
-  (:meth:`LevelCriterion.memory`); and the share of forks whose scout search settles (``learn``).
+  (:meth:`LevelCriterion.learned_memory`); and the share of forks whose scout search settles (``learn``).
 
 Issue 13 found, on OpenJDK JMH's jmh-core-benchmarks recorded statically on a quiet machine, lag-1
 autocorrelation with median 0.56 and rejections of 33 % (trend) and 46 % (serial) at α = 0.1 — why the scout
@@ -30,13 +30,14 @@ import sys
 import numpy as np
 
 from benchwarden.model import ForkStatus
-from benchwarden.runner.criteria.level import PHI_STEP, LevelCriterion
+from benchwarden.runner.criteria.level import LevelCriterion
 from benchwarden.stats.trend import mann_kendall, mann_kendall_ar1, rank_von_neumann, rank_von_neumann_ar1
 from benchwarden.store.store import open_store
 
 
 def lag1(values: np.ndarray) -> float:
-    """Lag-1 sample autocorrelation (Box & Jenkins): sum of x_t·x_{t-1} over sum of x_t², x centred."""
+    """Lag-1 sample autocorrelation (Box & Jenkins): sum of x_t·x_{t-1} over sum of x_t², x centred — the plain
+    statistic, as reported since session 7 (``stats.trend.lag1_autocorrelation`` adds a bias correction)."""
     x = values - values.mean()
     denominator = float((x * x).sum())
     return float((x[1:] * x[:-1]).sum() / denominator) if denominator > 0 else 0.0
@@ -62,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             values = np.log([it.value_ns for it in (*fork.warmup, *fork.measurement)])
             if fork.status is not ForkStatus.COMPLETE or values.size < args.first + args.window:
                 continue
-            phi = np.floor(LevelCriterion.memory(values[values.size // 2:]) / PHI_STEP + 1e-9) * PHI_STEP
+            phi = LevelCriterion.learned_memory(values[values.size // 2:])
             if values.size >= 20:
                 scout = LevelCriterion(alpha=args.alpha, scout=True)
                 series = list(np.exp(values))

@@ -38,7 +38,7 @@ LIVE_WORKERS_MAX_AGE_S = 0.5
 #: stays empty (seconds): an iteration reaches its fork's stop policy at most POLL_MAX_S after it arrived.  Each
 #: poll is one small request to the scheduler (≤ 100/s).  A blocking ``Queue.get(timeout=…)`` would wake at once,
 #: but the scheduler logs every timed-out get as an error with a traceback.  Measured (quiet, Python example):
-#: backing off to 50 ms cost 60 ms per fork against a local fork, to 10 ms about 15 ms (docs/distributed.md)
+#: backing off to 50 ms cost 60 ms per fork against a local fork, to 10 ms 36 ms (docs/distributed.md)
 POLL_MIN_S = 0.002
 POLL_MAX_S = 0.01
 #: how long the client tries to reconnect to a scheduler that went away before the run counts it as lost

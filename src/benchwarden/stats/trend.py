@@ -221,9 +221,8 @@ def kpss_level(values: Sequence[float] | np.ndarray, lags: int | None = None,
         centre = float(np.median(data))
         data = np.clip(data, centre - WINSOR * sd, centre + WINSOR * sd)
         long_run = sd * sd * (1.0 + phi) / (1.0 - phi)
-        x = data - data.mean()
-    else:
-        x = data - data.mean()
+    x = data - data.mean()
+    if phi is None:
         gamma0 = float(x @ x) / n
         long_run = gamma0 + 2.0 * sum((1.0 - k / (lags + 1.0)) * float(x[k:] @ x[:-k]) / n
                                       for k in range(1, lags + 1))

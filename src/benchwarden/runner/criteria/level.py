@@ -81,7 +81,7 @@ class LevelCriterion:
         self.window = window
         self.scout = scout
         self.learned: int | None = None  # the scout's warmup end; None: not learned or never settled
-        self.phi = 0.0  # the lag-1 autocorrelation the scout learned (0: independent noise)
+        self.phi = 0.0  # the AR(1) coefficient the scout learned (0: independent noise)
         self.scouted = False
         self.too_short = False  # the scout's series was too short to judge: it makes no claim
 
@@ -125,6 +125,11 @@ class LevelCriterion:
         """
         return float(np.clip(min(ar1_from_differences(logs), lag1_autocorrelation(logs)), 0.0, PHI_MAX))
 
+    @classmethod
+    def learned_memory(cls, logs: np.ndarray) -> float:
+        """:meth:`memory` floored to the ``PHI_STEP`` grid: the φ a scout hands on (nulls are cached per grid point)."""
+        return math.floor(cls.memory(logs) / PHI_STEP + 1e-9) * PHI_STEP
+
     def warmup(self, values: Sequence[float]) -> CheckState:
         need = 2 * self.window
         if len(values) < need:
@@ -159,7 +164,7 @@ class LevelCriterion:
         # the memory is estimated once, on the scout's second half — the stretch most likely settled — not on each
         # candidate stretch: a warmup curve or a step inside a stretch would pass itself off as memory there
         half = np.log(np.asarray(series[len(series) // 2:], dtype=float))
-        phi = math.floor(self.memory(half) / PHI_STEP + 1e-9) * PHI_STEP if half.size >= MIN_SEGMENT else 0.0
+        phi = self.learned_memory(half) if half.size >= MIN_SEGMENT else 0.0
         alpha = max(self.alpha, SCOUT_ALPHA)
         self.learned = settled_from(series, len(warmup), lambda values, what: self.judge_long(values, what, phi, alpha),
                                     shortest=2 * self.window)
