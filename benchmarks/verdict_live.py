@@ -17,7 +17,9 @@ sizes: ``benchmarks/example_changes.py``). Settings are the e2e tests' (100 ms i
 5 measured iterations per fork) with compare's defaults otherwise (min_change 3 %, 4-20 pairs).
 
 Usage: ``.venv/bin/python benchmarks/verdict_live.py [--examples go,python,jmh] [--aa 10] [--repeat 3]
-[--changes small,medium] [--pairing sequential] [--metric time|cpu|instructions] [--benchstat-rounds 5] [--benchstat PATH] [--json FILE]``.
+[--changes small,medium] [--pairing sequential] [--metric time|cpu|instructions] [--benchstat-rounds 5] [--benchstat PATH] [--dynamic] [--json FILE]``.
+``--dynamic``: every fork's warmup decided by the default dynamic policy (``level`` + ``precision``, warmup 5–20)
+instead of the fixed warmup — a stopping change measured on the same small changes and A/A.
 Prints Markdown tables (docs/performance.md, "Live verdicts").
 """
 
@@ -47,10 +49,15 @@ EXAMPLES = {  # folder, filter, warmup, iteration time, how the candidate select
 }
 
 
-def _copy(work: Path, name: str, metric: str) -> Path:
+def _copy(work: Path, name: str, metric: str, dynamic: bool = False) -> Path:
     folder = EXAMPLES[name][0]
     root = work / folder
     shutil.copytree(ROOT / "examples" / folder, root, ignore=shutil.ignore_patterns(".benchwarden", "__pycache__"))
+    if dynamic:  # every fork's warmup decided by the default dynamic policy (level + precision), not fixed
+        config = root / "benchwarden.toml"
+        text = re.sub(r"(?m)^warmup = \{[^}]*\}", "warmup = { min = 5, max = 20 }", config.read_text(), count=1)
+        assert 'stop = "static"' in text
+        config.write_text(text.replace('stop = "static"', 'stop = "dynamic"', 1))
     if metric != "time":  # the suite's primary metric (docs/metrics.md); JMH takes time only
         config = root / "benchwarden.toml"
         text = config.read_text()
@@ -67,11 +74,11 @@ def _copy(work: Path, name: str, metric: str) -> Path:
     return root
 
 
-def compare(root: Path, name: str, seed: int, pairing: str, change: str | None) -> dict:
+def compare(root: Path, name: str, seed: int, pairing: str, change: str | None, dynamic: bool = False) -> dict:
     _, filt, warmup, iteration, flag, template = EXAMPLES[name]
     argv = [str(BENCHWARDEN), "compare", "--config", str(root / "benchwarden.toml"), "--suite", "wordstat",
-            "--filter", filt, "--warmup", warmup, "--iteration-time", iteration, "--iterations", "5",
-            "--seed", str(seed), "--pairing", pairing, "--json", "-q"]
+            "--filter", filt, *([] if dynamic else ["--warmup", warmup]), "--iteration-time", iteration,
+            "--iterations", "5", "--seed", str(seed), "--pairing", pairing, "--json", "-q"]
     argv += [flag, template.format(change)] if change else ["WORKTREE", "WORKTREE"]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
     if done.returncode not in (0, 1):
@@ -121,6 +128,8 @@ def main() -> int:
     parser.add_argument("--benchstat-rounds", type=int, default=5)
     parser.add_argument("--benchstat", default=shutil.which("benchstat") or "")
     parser.add_argument("--no-neighbour", action="store_true")
+    parser.add_argument("--dynamic", action="store_true",
+                        help="warmup decided by the default dynamic policy (warmup 5-20), not fixed")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     changes = [c for c in args.changes.split(",") if c]
@@ -138,11 +147,11 @@ def main() -> int:
             work = Path(tmp)
             for name in args.examples.split(","):
                 (work / name).mkdir()
-                root = _copy(work / name, name, "time" if name == "jmh" else args.metric)
+                root = _copy(work / name, name, "time" if name == "jmh" else args.metric, args.dynamic)
                 cases = [("A/A", None, args.aa)] + [(c, c, args.repeat) for c in changes]
                 per = results["examples"][name] = {}
                 for label, change, n in cases:
-                    rows = [compare(root, name, seed, args.pairing, change) for seed in range(1, n + 1)]
+                    rows = [compare(root, name, seed, args.pairing, change, args.dynamic) for seed in range(1, n + 1)]
                     loads.append(os.getloadavg()[0])
                     per[label] = rows
                     mdes = [r["mde"] for r in rows if r["mde"] is not None]
