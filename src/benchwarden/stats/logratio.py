@@ -217,6 +217,30 @@ def welch_t(y_base: np.ndarray, y_cand: np.ndarray, keep_base: np.ndarray | None
     return TStatistic(c.center - b.center, se, df)
 
 
+def pooled_t(y_base: np.ndarray, y_cand: np.ndarray, keep_base: np.ndarray | None = None,
+             keep_cand: np.ndarray | None = None) -> TStatistic:
+    """Student's two-sample difference of the kept log means (candidate − base) with the pooled variance.
+
+    ``s_p² = ((k_b−1)·s_b² + (k_c−1)·s_c²) / (k_b + k_c − 2)``, ``se = s_p·√(1/k_b + 1/k_c)``,
+    ``df = k_b + k_c − 2`` (Student 1908; e.g. Welch 1947 for when it is exact: equal variances).
+    Unlike Welch's, it gives an interval from a *single* candidate unit when the base has several,
+    which is what ``assess`` needs to judge one slowed fork against many baseline forks; it assumes the
+    two versions' forks spread alike on the log scale (a multiplicative slowdown shifts log values, it
+    does not spread them).  Fewer than 3 kept units in all, or none on a side: ``se = inf``.
+    """
+    b = paired_t(y_base, keep_base)
+    c = paired_t(y_cand, keep_cand)
+    kb, kc = b.df + 1, c.df + 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sb = np.where(kb >= 2, b.se**2 * kb, 0.0)  # sample variances (0 where a side has one unit)
+        sc = np.where(kc >= 2, c.se**2 * kc, 0.0)
+        df = np.maximum(kb - 1, 0) + np.maximum(kc - 1, 0)
+        pooled = (np.maximum(kb - 1, 0) * sb + np.maximum(kc - 1, 0) * sc) / np.maximum(df, 1)
+        se = np.where((df >= 1) & (kb >= 1) & (kc >= 1),
+                      np.sqrt(pooled * (1 / np.maximum(kb, 1) + 1 / np.maximum(kc, 1))), np.inf)
+    return TStatistic(c.center - b.center, se, df.astype(float))
+
+
 # --- many comparisons at once ---------------------------------------------------------------------
 
 
@@ -240,10 +264,11 @@ class RatioStatistics:
 
 
 def ratio_statistics(y_base: np.ndarray, y_cand: np.ndarray, *, paired: bool,
-                     outlier_alpha: float | None = OUTLIER_ALPHA) -> RatioStatistics:
+                     outlier_alpha: float | None = OUTLIER_ALPHA, pooled: bool = False) -> RatioStatistics:
     """The log-ratio analysis of the module docstring on log fork summaries (last axis: forks).
 
-    Paired: ``y_base`` and ``y_cand`` have the same shape (pair ``k`` = index ``k``).
+    Paired: ``y_base`` and ``y_cand`` have the same shape (pair ``k`` = index ``k``).  Unpaired: Welch,
+    or with ``pooled`` Student's pooled-variance t (:func:`pooled_t`).
     """
     y_base = np.asarray(y_base, dtype=float)
     y_cand = np.asarray(y_cand, dtype=float)
@@ -259,7 +284,8 @@ def ratio_statistics(y_base: np.ndarray, y_cand: np.ndarray, *, paired: bool,
         return RatioStatistics(True, statistic, full, estimate, drop, drop, spread)
     drop_b = esd_outliers(y_base, outlier_alpha) if outlier_alpha else np.zeros(y_base.shape, dtype=bool)
     drop_c = esd_outliers(y_cand, outlier_alpha) if outlier_alpha else np.zeros(y_cand.shape, dtype=bool)
-    statistic, full = welch_t(y_base, y_cand, ~drop_b, ~drop_c), welch_t(y_base, y_cand)
+    t_statistic = pooled_t if pooled else welch_t
+    statistic, full = t_statistic(y_base, y_cand, ~drop_b, ~drop_c), t_statistic(y_base, y_cand)
     estimate = hodges_lehmann_shift(y_base, y_cand)
     k = np.minimum((~drop_b).sum(-1), (~drop_c).sum(-1))
     spread = np.sqrt(statistic.se**2 * np.maximum(k, 1))  # one base-candidate difference at k per side
@@ -295,7 +321,18 @@ def rank_p(y_base: np.ndarray, y_cand: np.ndarray, *, paired: bool, drop_base: n
             p[j] = signed_rank_p(row)
             smallest[j] = smallest_signed_rank_p(int(np.count_nonzero(row)))
         return p.reshape(shape), smallest.reshape(shape)
-    for i in range(flat_b.shape[0]):
+    smallest[:] = 0.0
+    whole = flat_kb.all(-1) & flat_kc.all(-1)
+    if whole.any() and max(flat_b.shape[-1], flat_c.shape[-1]) <= 30:
+        # rows with every unit kept and no ties: one vectorised exact test (the loop below gives the same p)
+        both = np.concatenate([flat_b, flat_c], axis=-1)
+        ordered = np.sort(both, axis=-1)
+        distinct = whole & np.all(np.diff(ordered, axis=-1) > 0, axis=-1)
+        if distinct.any():
+            p[distinct] = np.atleast_1d(stats.mannwhitneyu(flat_c[distinct], flat_b[distinct], alternative="two-sided",
+                                                           method="exact", axis=-1).pvalue)
+            smallest[distinct] = min(1.0, 2.0 / math.comb(flat_b.shape[-1] + flat_c.shape[-1], flat_b.shape[-1]))
+    for i in np.flatnonzero(smallest == 0.0):
         b, c = flat_b[i][flat_kb[i]], flat_c[i][flat_kc[i]]
         smallest[i] = min(1.0, 2.0 / math.comb(b.size + c.size, b.size))
         both = np.concatenate([b, c])

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchwarden.stats import analyse_ratio, ci_mean_log_t, ci_ratio_log_t, esd_outliers, fork_summaries
+from benchwarden.stats import analyse_ratio, ci_mean_log_t, ci_ratio_log_t, esd_outliers, fork_summaries, logratio
 from benchwarden.stats.logratio import hodges_lehmann, hodges_lehmann_shift, paired_t, rank_p, ratio_statistics
 
 # Rosner (1983) as worked in the NIST/SEMATECH e-Handbook §1.3.5.17.3: 54 values, up to 10 outliers at
@@ -154,3 +154,26 @@ def test_coverage_of_the_95_percent_interval(shape, n):
     covered = float(np.mean((low <= math.log(1.07)) & (math.log(1.07) <= high)))
     print(f"{shape}, {n} pairs: coverage {covered:.3f}")
     assert 0.93 <= covered <= 0.975
+
+
+def test_pooled_t_is_students_two_sample_t_and_works_from_one_candidate_fork():
+    rng = np.random.default_rng(21)
+    base, cand = rng.normal(0, 0.05, (6, 10)), rng.normal(0.03, 0.05, (6, 3))
+    stat = logratio.pooled_t(base, cand)
+    reference = stats.ttest_ind(cand, base, axis=-1, equal_var=True)
+    assert np.allclose(stat.center / stat.se, reference.statistic) and np.all(stat.df == 11)
+    one = logratio.pooled_t(base[0], cand[0, :1])  # a single candidate fork: the base's variance alone
+    assert float(one.df) == 9 and float(one.se) == pytest.approx(np.std(base[0], ddof=1) * np.sqrt(1 / 10 + 1))
+    assert np.isinf(logratio.pooled_t(base[0, :1], cand[0, :1]).se)  # nothing to estimate a spread from
+
+
+def test_the_vectorised_rank_test_matches_scipy_row_by_row():
+    rng = np.random.default_rng(22)
+    base, cand = rng.normal(0, 1, (300, 10)), rng.normal(0.5, 1, (300, 3))
+    drop = np.zeros(base.shape, dtype=bool)
+    drop[7, 3] = True  # an excluded fork sends its row through the one-by-one path
+    p, smallest = logratio.rank_p(base, cand, paired=False, drop_base=drop)
+    expected = [stats.mannwhitneyu(cand[i], base[i][~drop[i]], alternative="two-sided", method="exact").pvalue
+                for i in range(300)]
+    assert np.allclose(p, expected)
+    assert smallest[0] == pytest.approx(2 / math.comb(13, 10)) and smallest[7] == pytest.approx(2 / math.comb(12, 9))
