@@ -10,7 +10,8 @@ study's default v (twice the 95th-percentile maxSpread) and K′ = its public AP
 most-called exported functions while its tests run (Go). Prints one JSON line per suite and a
 Markdown table for docs/performance.md.
 
-Usage: ``.venv/bin/python benchmarks/assess_cost.py [--runs 3] [--iteration-time 100ms] [--only jmh]``
+Usage: ``.venv/bin/python benchmarks/assess_cost.py [--runs 3] [--iteration-time 100ms] [--only jmh]
+[--rule study|compare] [--slowdown study|10%]`` (defaults: the study's design, as in docs/performance.md).
 """
 
 from __future__ import annotations
@@ -83,7 +84,8 @@ def assess(example: str, args: argparse.Namespace) -> dict:
         (copy / "benchwarden.toml").write_text(toml, encoding="utf-8")
         out, err = io.StringIO(), io.StringIO()
         start = time.monotonic()
-        status = main(["assess", "--config", str(copy / "benchwarden.toml"), "--json"], stdout=out, stderr=err)
+        status = main(["assess", "--config", str(copy / "benchwarden.toml"), "--json", "--rule", args.rule,
+                       "--slowdown", args.slowdown], stdout=out, stderr=err)
         wall_s = time.monotonic() - start
         if status != 0:
             raise SystemExit(f"{example}: assess failed ({status}):\n{err.getvalue()}")
@@ -105,6 +107,9 @@ def main_() -> None:
     parser.add_argument("--iteration-time", default="100ms")
     parser.add_argument("--iterations", type=int, default=5)
     parser.add_argument("--only", choices=sorted(SUITES), action="append")
+    parser.add_argument("--rule", choices=["study", "compare"], default="study",
+                        help="detection rule (default: the study's, as in the documented table)")
+    parser.add_argument("--slowdown", default="study", help="v: 'study' (default, the documented table) or e.g. 10%%")
     args = parser.parse_args()
     rows = []
     for example in args.only or sorted(SUITES):

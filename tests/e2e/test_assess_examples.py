@@ -1,9 +1,13 @@
 """``benchwarden assess`` on each example suite, for real: the deliberately unbenchmarked public method is
 uncovered, the benchmarked ones are covered, and the deliberately noisy benchmark is unstable.
 
-Tiny settings keep each suite to well under two minutes: 2 baseline runs, short iterations, 3 benchmarks,
-a large slowdown (v = 3: the benchmarked methods dominate their benchmarks, so their time quadruples and
-the study's rule — p < 0.01 and a change of at least v/2 in both repetitions — holds even on a busy machine).
+Tiny settings keep each suite to well under two minutes: 2 baseline runs, short iterations, 3 benchmarks.
+The three examples run the study's rule with a large slowdown (v = 3: the benchmarked methods dominate their
+benchmarks, so their time quadruples and p < 0.01 with a change of at least v/2 in both repetitions holds even
+on a busy machine): they prove the injection end to end.  The compare rule (the default) runs on the Go
+example: a stable benchmark detects a slowdown its forks can resolve and states the smallest one it would, the
+noisy one is "not detectable at this budget".  Its sensitivity to 3–10 % changes is shown by seeded
+simulation (tests/unit/assess/test_detect_score.py), not by timing here.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ filter = '(TokenizeBench\\.tokenize\\[size=100\\]|countHash|noisy)$'
 [assess]
 runs = 2
 slowdown = 3.0
+rule = "study"
 methods = ["wordstat.WordStat#tokenize(java.lang.String)", "wordstat.WordStat#countWordsHash(java.util.List)",
            "wordstat.WordStat#capitalizeWords(java.lang.String)"]
 """
@@ -65,6 +70,7 @@ metric = "cpu"
 [assess]
 runs = 2
 slowdown = 3.0
+rule = "study"
 discover = "tests"   # K′ = the most-called exported functions while `go test ./...` runs
 top = 6
 """
@@ -87,18 +93,38 @@ metric = "cpu"   # as for Go: load must not decide whether a 4x slowdown is seen
 [assess]
 runs = 2
 slowdown = 3.0
+rule = "study"
 methods = ["wordstat:tokenize", "wordstat:count_words_hash", "wordstat:capitalize_words"]
 """
 
 
-def assess(tmp_path: Path, example: str, toml: str) -> tuple[dict, Path]:
+GO_COMPARE_TOML = """
+[defaults]
+iteration_time = "100ms"
+warmup = { min = 1, max = 1 }
+iterations = 10
+forks = { min = 2, max = 2 }
+timeout = "2m"
+
+[suites.wordstat]
+kind = "go"
+filter = 'CountWordsHash|Noisy'
+metric = "cpu"
+
+[assess]
+runs = 2
+methods = ["example.com/wordstat.CountWordsHash", "example.com/wordstat.CapitalizeWords"]
+"""
+
+
+def assess(tmp_path: Path, example: str, toml: str, *extra: str) -> tuple[dict, Path]:
     copy = tmp_path / example
     shutil.copytree(REPO / "examples" / example, copy,
                     ignore=shutil.ignore_patterns(".benchwarden", "target", "__pycache__"))
     (copy / "benchwarden.toml").write_text(toml, encoding="utf-8")
     out, err = io.StringIO(), io.StringIO()
     status = main(["assess", "--config", str(copy / "benchwarden.toml"), "--json", "--stubs", str(tmp_path / "stubs"),
-                   "--html", str(tmp_path / "assess.html")], stdout=out, stderr=err)
+                   "--html", str(tmp_path / "assess.html"), *extra], stdout=out, stderr=err)
     assert status == 0, err.getvalue()
     doc = json.loads(out.getvalue())
     assert doc["v"] == 1 and len(doc["suites"]) == 1
@@ -160,3 +186,24 @@ def test_assess_python_example(tmp_path):
     check_common(suite, tmp, "wordstat:capitalize_words", ["wordstat:tokenize", "wordstat:count_words_hash"],
                  "Noisy.time_noisy")
     assert (tmp / "stubs" / "wordstat" / "bench_benchwarden_capitalize_words.py").is_file()
+
+
+def test_assess_go_example_with_the_compare_rule(tmp_path):
+    """The default rule on real processes: CountWordsHash slowed by 50 % (BenchmarkCountWordsHash spends ~90 % of
+    its time in it; its CPU time per operation spreads ~10 % between forks) is detected, with the smallest
+    slowdown it would detect; BenchmarkNoisy (CV ~80 %) cannot tell within the budget and says so early."""
+    suite, tmp = assess(tmp_path, "go", GO_COMPARE_TOML, "--slowdown", "50%")
+    assert suite["rule"] == "compare" and suite["slowdown"] == {"v": 0.5, "source": "--slowdown"}
+    detail = json.dumps({"detections": suite["detections"], "warnings": suite["warnings"]}, indent=1)
+    cells = {d["benchmark"]: d for d in suite["detections"] if d["method"] == "example.com/wordstat.CountWordsHash"}
+    stable, noisy = cells["BenchmarkCountWordsHash"], cells["BenchmarkNoisy"]
+    assert stable["outcome"] == "detected" and stable["interval"][0] > 1.0, detail
+    assert 2 <= stable["slowed_forks"] <= 5 and stable["base_forks"] == 4 + stable["slowed_forks"]
+    assert noisy["outcome"] == "undecided" and noisy["mdc"] > 0.5, detail  # could not detect even 50 %
+    method = next(m for m in suite["abs"]["methods"] if m["method"] == "example.com/wordstat.CountWordsHash")
+    assert method["covered"] and method["undecided_by"] == ["BenchmarkNoisy"]
+    assert method["detection_threshold"] is not None and 0 < method["detection_threshold"] < 2, detail
+    capitalize = next(m for m in suite["abs"]["methods"] if m["method"] == "example.com/wordstat.CapitalizeWords")
+    assert not capitalize["covered"] and capitalize["reached_by"] == []
+    html = (tmp / "assess.html").read_text(encoding="utf-8")
+    assert "not detectable at this budget" in html

@@ -5,12 +5,14 @@ Order (each step stores what it ran; see docs/assess.md):
 1. plan the suite (build, list, filter);
 2. variability: N baseline runs, reusing complete runs of the same commit and settings from the store
    (a dirty or unknown commit is never reused: the code may differ);
-3. v: the user's, else twice the 95th-percentile maxSpread (the study's choice);
+3. v: the user's question (default 10 %), or with ``slowdown = "study"`` twice the 95th-percentile
+   maxSpread (the study's choice);
 4. K′: configured, else the most-called public methods while the project's tests (or its benchmarks) run;
 5. reach: one traced fork per benchmark;
-6. for each method of K′: the benchmarks that reach it, run ``repetitions`` times with the method slowed
-   (into the scratch store: slowed runs must never become anyone's "latest" baseline), each compared with
-   one of the latest baseline runs by the detection rule;
+6. for each method of K′: the benchmarks that reach it, run with the method slowed (into the scratch store:
+   slowed runs must never become anyone's "latest" baseline) and judged by the detection rule: by default
+   ``compare``'s verdict against every baseline fork, one slowed fork at a time until decided or ``forks``
+   are spent; with ``rule = "study"`` ``repetitions`` paired runs;
 7. ABS, smoke subset, stubs, the cost account.
 
 Runs go through the ordinary runner, so forks are persisted as they end and the suite's own stop
@@ -25,9 +27,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
+import numpy as np
+
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import Adapter
-from benchwarden.assess.detect import Detection, detect
+from benchwarden.assess.detect import Detection, DetectionDesign, detect_sequential, detect_study
 from benchwarden.assess.inject import (
     InjectionFailed,
     InjectionPrecision,
@@ -50,7 +54,8 @@ from benchwarden.config import Suite
 from benchwarden.environment import GitState, collect_run_meta, git_state
 from benchwarden.errors import BenchwardenError, ConfigError, in_suite
 from benchwarden.model import BenchmarkStatus, ForkStatus, RunData, RunMeta, RunStatus
-from benchwarden.runner.engine import Plan, Runner, plan_run
+from benchwarden.runner.engine import Plan, PlannedBenchmark, Runner, plan_run, run_fork
+from benchwarden.runner.policy import StopPolicy, make_policy
 from benchwarden.runner.progress import ProgressListener
 
 BASELINE_LABEL = "assess:baseline"
@@ -58,11 +63,16 @@ BASELINE_LABEL = "assess:baseline"
 SLOWED_SUITE = "assess~slowed~"
 
 
+DEFAULT_SLOWDOWN = 0.10
+"""The slowdown injected unless the user asks otherwise: "would the suite notice a method getting 10 % slower?"."""
+
+
 @dataclass(frozen=True)
 class AssessOptions:
     runs: int = 5
-    repetitions: int = 2
-    slowdown: float | None = None
+    repetitions: int = 2  # rule "study"
+    slowdown: float | None = DEFAULT_SLOWDOWN  # None: the study's noise-derived v
+    slowdown_source: str = "default"
     methods: tuple[str, ...] = ()
     top: int = 20
     discover: str | None = None  # "tests" | "benchmarks" | None (tests when a test command is known)
@@ -74,7 +84,17 @@ class AssessOptions:
     cli_filter: str | None = None
     config_path: str = ""
     seed: int = 0
-    rule: str = "study"
+    rule: str = "compare"
+    forks: int = 5  # rule "compare": slowed forks per (method, benchmark) at most
+    min_change: float = 0.03  # rule "compare": compare's threshold ([compare] min_change, thresholds)
+    thresholds: tuple[tuple[str, float], ...] = ()
+
+    def threshold_for(self, key: str) -> float:
+        """compare's threshold for a benchmark: the first matching ``thresholds`` pattern, else ``min_change``."""
+        for pattern, value in self.thresholds:
+            if re.search(pattern, key):
+                return value
+        return self.min_change
 
 
 @dataclass(frozen=True)
@@ -84,6 +104,7 @@ class SuiteAssessment:
     variability: VariabilityReport
     slowdown: float
     slowdown_source: str
+    rule: str
     methods: tuple[str, ...]
     methods_source: str
     method_calls: dict[str, int]
@@ -98,6 +119,22 @@ class SuiteAssessment:
     benchmark_cost_s: dict[str, float] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     precision: dict[str, InjectionPrecision] = field(default_factory=dict)
+
+
+@dataclass
+class _SlowedPair:
+    """One (method, benchmark) of the compare rule while its slowed forks run."""
+
+    method: str
+    variant: object
+    key: str
+    planned: PlannedBenchmark
+    base: list[list[float]]  # every complete baseline fork of the benchmark
+    threshold: float
+    policy: StopPolicy
+    slowed: list[list[float]] = field(default_factory=list)
+    detection: Detection | None = None
+    error: str | None = None
 
 
 class AssessmentFailed(BenchwardenError):
@@ -149,7 +186,7 @@ class Campaign:
             self.warnings.append(f"tracing {key} failed; it is run for every method: {why.splitlines()[0]}")
         methods, source, calls, test_s = self._methods(methods_given, tracing, reach)
         detections, reached, errors, injected_s, more_prep_s = self._inject(methods, slowdown, reach,
-                                                                            plan, variability)
+                                                                            plan, variability, baselines)
         report = score(methods, detections, variability.spreads, slowdown, reached, errors)
         bench_cost = {k: _mean_machine_s(baselines, k) for k in variability.by_key()}
         detected_by = {m.method: set(m.detected_by) for m in report.methods}
@@ -161,7 +198,7 @@ class Campaign:
                           variability_s=variability_s, wall_s=self.monotonic() - t0)
         return SuiteAssessment(
             suite=self.suite.name, kind=self.suite.kind, variability=variability, slowdown=slowdown,
-            slowdown_source=slowdown_source, methods=tuple(methods), methods_source=source, method_calls=calls,
+            slowdown_source=slowdown_source, rule=self.options.rule, methods=tuple(methods), methods_source=source, method_calls=calls,
             reach=reach, detections=tuple(detections), abs=report, smoke=smoke, stubs=tuple(stubs), cost=cost,
             baseline_runs=tuple(r.id for r in baselines if r.id is not None), reused_runs=tuple(reused),
             benchmark_cost_s=bench_cost, warnings=tuple(self.warnings) + variability.warnings,
@@ -224,7 +261,7 @@ class Campaign:
 
     def _slowdown(self, variability: VariabilityReport) -> tuple[float, str]:
         if self.options.slowdown is not None:
-            return self.options.slowdown, "given"
+            return self.options.slowdown, self.options.slowdown_source
         v = variability.suggested_slowdown()
         if v is None or v <= 0:
             raise AssessmentFailed(f"suite '{self.suite.name}': no benchmark has results in every run, so no "
@@ -263,22 +300,22 @@ class Campaign:
         return methods, source, calls, spent
 
     def _inject(self, methods: Sequence[str], slowdown: float, reach: ReachMap, plan: Plan,
-                variability: VariabilityReport):
-        """Slow each method down in the benchmarks that reach it; measure next to an unslowed baseline.
+                variability: VariabilityReport, baselines: Sequence[RunData]):
+        """Slow each method down in the benchmarks that reach it and decide, by the rule, which detect it."""
+        variants, reached, errors, prepare_s = self._variants(methods, slowdown, reach, variability)
+        if self.options.rule == "study":
+            detections, injected_s = self._detect_study(variants, plan, slowdown, errors)
+        else:
+            detections, injected_s = self._detect_sequential(variants, plan, baselines, slowdown, errors)
+        return detections, reached, errors, injected_s, prepare_s
 
-        One run per repetition, benchmark by benchmark: each benchmark's unslowed fork(s), then its
-        variants with each reaching method slowed, back to back (the baseline goes first in odd
-        repetitions and last in even ones). This refines the study, which took one baseline run per
-        repetition before all K′ slowed runs: on a shared machine, drift between runs minutes apart
-        swamped the comparison (we measured −50 % swings), while one baseline per benchmark and
-        repetition keeps the cost at repetitions · (|reached| + Σ_k |reach(k)|) benchmark runs.
-        The variability runs still decide v, the variants and the smoke subset.
-        """
+    def _variants(self, methods: Sequence[str], slowdown: float, reach: ReachMap, variability: VariabilityReport):
+        """One slowed variant per method that some assessed benchmark reaches: (method, variant, suite name,
+        planned benchmarks by key); methods whose injection cannot be prepared go to ``errors``."""
         assessed = set(variability.by_key())
-        base_by_key = {p.benchmark.id.key: p for p in plan.benchmarks}
         reached: dict[str, list[str]] = {}
         errors: dict[str, str] = {}
-        variants = []  # (method, variant, suite name, planned benchmarks by key)
+        variants = []
         prepare_s = 0.0
         for index, method in enumerate(methods, start=1):
             keys = [k for k in reach.benchmarks_reaching(method) if k in assessed]
@@ -301,30 +338,135 @@ class Campaign:
                 continue
             prepare_s += self.monotonic() - t0
             variants.append((method, variant, name, {p.benchmark.id.key: p for p in slowed_plan.benchmarks}))
+        return variants, reached, errors, prepare_s
+
+    def _variant_ok(self, method: str, variant, slowdown: float, errors: dict[str, str]) -> bool:
+        """After its forks ran: did the helper instrument the method?  Records its measured precision."""
+        problem = instrumentation_error(variant)
+        if problem is not None:
+            errors[method] = problem
+            self.warnings.append(problem)
+            return False
+        measured = injection_precision(variant)
+        if measured is not None:
+            self.precision[method] = measured
+            if not measured.precise:
+                self.warnings.append(precision_note(method, slowdown, measured))
+        return True
+
+    def _detect_study(self, variants, plan: Plan, slowdown: float, errors: dict[str, str]):
+        """The study's rule: ``repetitions`` paired runs (:meth:`_paired_runs`), each slowed run against its baseline."""
+        base_by_key = {p.benchmark.id.key: p for p in plan.benchmarks}
         runs, injected_s = self._paired_runs(variants, base_by_key)
         detections: list[Detection] = []
         for method, variant, name, planned in variants:
-            problem = instrumentation_error(variant)
-            if problem is not None:
-                errors[method] = problem
-                self.warnings.append(problem)
+            if not self._variant_ok(method, variant, slowdown, errors):
                 continue
-            measured = injection_precision(variant)
-            if measured is not None:
-                self.precision[method] = measured
-                if not measured.precise:
-                    self.warnings.append(precision_note(method, slowdown, measured))
             for key in planned:
                 base = [f for f in (_forks(r, key, self.suite.name) for r in runs) if f is not None]
                 slow = [f for f in (_forks(r, key, name) for r in runs) if f is not None]
                 if len(base) < len(runs) or len(slow) < len(runs):
                     self.warnings.append(f"{method}: {key} failed in a paired run; counted as not detecting")
                     continue
-                detections.append(detect(method, key, base, slow, slowdown, self.options.rule))
-        return detections, reached, errors, injected_s, prepare_s
+                detections.append(detect_study(method, key, base, slow, slowdown))
+        return detections, injected_s
+
+    def _detect_sequential(self, variants, plan: Plan, baselines: Sequence[RunData], slowdown: float,
+                           errors: dict[str, str]):
+        """The compare rule (assess/detect.py), in rounds until every (method, benchmark) is decided or ``forks``
+        rounds are spent.  A round runs, in a seeded random order, one slowed fork of every undecided pair and
+        one fresh baseline fork of every benchmark that still has one: each pair is judged against all the
+        baseline forks of its benchmark, those of the baseline runs and the fresh ones.
+
+        The fresh baseline forks cost one fork per benchmark and round, shared by every method that reaches it,
+        and keep baseline and slowed forks close in time: a slow phase of the machine touches both sides (the
+        variability runs alone may be few and hours old, if reused from the store).
+        """
+        if not variants:
+            return [], 0.0
+        design = DetectionDesign(max_forks=self.options.forks)
+        base_plan = {p.benchmark.id.key: p for p in plan.benchmarks}
+        base: dict[str, list[list[float]]] = {}
+        pending: list[_SlowedPair] = []
+        for method, variant, _, planned in variants:
+            for key, slowed in planned.items():
+                if key not in base:
+                    base[key] = [row for run in baselines for row in (_forks(run, key) or [])]
+                pending.append(_SlowedPair(method, variant, key, slowed, base[key], self.options.threshold_for(key),
+                                           make_policy(slowed.settings)))
+        run_id = self.scratch.create_run(self._meta("assess:slowed"))
+        base_policies = {key: make_policy(base_plan[key].settings) for key in base}
+        base_failed: dict[str, str] = {}
+        for key in base:
+            self.scratch.add_benchmark(run_id, base_plan[key].benchmark)
+        for pair in pending:
+            self.scratch.add_benchmark(run_id, pair.planned.benchmark)
+        rng = np.random.default_rng(self.options.seed)
+        spent = 0.0
+        try:
+            for round_ in range(1, design.max_forks + 1):
+                active = [p for p in pending if p.detection is None and p.error is None]
+                if not active:
+                    break
+                keys = sorted({p.key for p in active} - set(base_failed))
+                self.log(f"round {round_} of at most {design.max_forks}: a slowed fork for each of {len(active)} "
+                         f"undecided (method, benchmark) pair(s), a baseline fork for each of {len(keys)} benchmark(s)")
+                jobs: list[tuple[str, _SlowedPair | None]] = [(key, None) for key in keys] + [(p.key, p) for p in active]
+                for index in rng.permutation(len(jobs)):
+                    key, job = jobs[int(index)]
+                    planned = base_plan[key] if job is None else job.planned
+                    policy = base_policies[key] if job is None else job.policy
+                    fork = run_fork(planned.adapter, planned, round_, policy, self.listener)
+                    self.scratch.save_fork(run_id, planned.benchmark.id, fork)
+                    spent += fork.duration_s
+                    complete = fork.status is ForkStatus.COMPLETE and bool(fork.measurement)
+                    if job is None:  # a fresh baseline fork
+                        if complete:
+                            base[key].append(list(fork.measurement_ns))
+                        else:
+                            base_failed[key] = f"baseline fork {round_}: {fork.message or fork.status.value}"
+                    elif complete:
+                        job.slowed.append(list(fork.measurement_ns))
+                    else:
+                        job.error = f"slowed fork {round_}: {fork.message or fork.status.value}"
+                for pair in active:
+                    if pair.error is None and pair.key in base_failed:
+                        pair.error = base_failed[pair.key]
+                    if pair.error is None:
+                        pair.detection = detect_sequential(pair.method, pair.key, pair.base, pair.slowed, slowdown,
+                                                           pair.threshold, design)
+        except KeyboardInterrupt:
+            self.scratch.finish_run(run_id, RunStatus.INTERRUPTED)
+            raise
+        for key in base:
+            failed = base_failed.get(key)
+            self.scratch.finish_benchmark(run_id, base_plan[key].benchmark.id,
+                                          BenchmarkStatus.FAILED if failed else BenchmarkStatus.OK, failed, ())
+        for pair in pending:
+            self.scratch.finish_benchmark(run_id, pair.planned.benchmark.id,
+                                          BenchmarkStatus.FAILED if pair.error else BenchmarkStatus.OK, pair.error, ())
+        failed_any = bool(base_failed) or any(p.error for p in pending)
+        self.scratch.finish_run(run_id, RunStatus.FAILED if failed_any else RunStatus.COMPLETE)
+        detections: list[Detection] = []
+        usable = {method for method, variant, _, _ in variants if self._variant_ok(method, variant, slowdown, errors)}
+        for pair in pending:
+            if pair.method not in usable:
+                continue
+            if pair.error is not None or pair.detection is None:
+                self.warnings.append(f"{pair.method}: {pair.key} failed ({pair.error}); counted as not detecting")
+                continue
+            detections.append(pair.detection)
+        return detections, spent
 
     def _paired_runs(self, variants, base_by_key) -> tuple[list[RunData], float]:
-        """One scratch-store run per repetition: per benchmark, its baseline next to its slowed variants."""
+        """One scratch-store run per repetition: per benchmark, its baseline next to its slowed variants.
+
+        This refines the study, which took one baseline run per repetition before all K′ slowed runs: on a
+        shared machine, drift between runs minutes apart swamped the comparison (we measured −50 % swings),
+        while one baseline per benchmark and repetition keeps the cost at
+        repetitions · (|reached| + Σ_k |reach(k)|) benchmark runs (the baseline goes first in odd
+        repetitions and last in even ones).
+        """
         if not variants:
             return [], 0.0
         runs, spent = [], 0.0

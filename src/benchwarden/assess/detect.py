@@ -1,41 +1,81 @@
-"""Does a benchmark detect an injected slowdown? The study's rule, repetition by repetition.
+"""Does a benchmark detect an injected slowdown?  Two rules.
 
-Laaber & Leitner (MSR 2018, §6.4, Eq. 2; digest seed-003 §3.6): in *every* repetition r (the study
-uses two), the slowed run's measurements of benchmark b differ from the baseline run's
+``rule = "compare"`` (default): **would ``benchwarden compare`` call the benchmark slower?**  The
+benchmark's baseline forks (every complete fork of the baseline runs, shared by all methods) are
+compared with forks of it run with the method slowed, one slowed fork at a time, until the question
+is decided or the budget (``forks``) is spent (:class:`DetectionDesign`):
 
-1. significantly: Wilcoxon rank-sum (Mann–Whitney U) test, two-sided, p < 0.01, and
-2. by enough: ``|mean(slowed) − mean(base)| / mean(base) ≥ v/2``.
+* the ratio is analysed as ``compare`` does (log fork summaries, outlying forks left out by the
+  generalized ESD test, Hodges–Lehmann estimate, a rank guard: :mod:`benchwarden.stats.logratio`,
+  :func:`benchwarden.compare.verdict.decide`), with ``compare``'s threshold for the benchmark
+  (``[compare] min_change`` / ``thresholds``, default 3 %), but unpaired with Student's
+  *pooled-variance* t (:func:`benchwarden.stats.logratio.pooled_t`): the baseline has many forks,
+  the slowed variant few, and a multiplicative slowdown shifts log values without spreading them;
+* **detected**: the change interval lies above 1, the estimate reaches the threshold and the rank
+  test does not object (compare's "slower"); **not detected**: the equivalence interval lies inside
+  the band (the benchmark's change is surely below the threshold); anything else after the last
+  look: **undecided** — "not detectable at this budget";
+* **futility**: a benchmark's change cannot exceed ``v`` (the slowed calls take ``(1 + v)`` times as long,
+  and they are at most all of the benchmark's time), so when the change detectable at the full budget
+  (:func:`detectable_change`) already exceeds ``v``, more forks cannot decide: the pair stops at once as
+  undecided (recursion that compounds, or an imprecise wait in a very short method, can break the bound;
+  both are reported: docs/assess.md);
+* the looks (after 2, 3, …, ``forks`` slowed forks) share the error rates by Bonferroni's inequality
+  (each look at ``α/L`` for ``L`` looks; Dunn 1961): simple, valid whatever the dependence between
+  looks, and with at most a handful of looks barely more conservative than alpha spending.
 
-The measurements are every measurement iteration of the run (the study's M_r^b are the 20 iteration
-results of its single fork), so the test runs ``on="all"``.  As in the paper the rule is two-sided, so
-a large significant *speed-up* also counts (digest §8.8): we record the signed change so reports can
-show it.  A failed or degenerate test counts as "not detected", never as detected (STYLE §8).
+Because the injection makes every call of the method take ``(1 + u)`` times its own duration, the
+benchmark's time is linear in ``u``: ``T(u) = T·(1 + f·u)`` with ``f`` the share of the benchmark's
+time spent in the method.  One injection at ``v`` estimates ``f̂ = (R̂ − 1)/v`` from the measured ratio
+``R̂``, and the **smallest slowdown the benchmark detects** within the budget is
+``u* = MDC/f`` (with a lower confidence bound of ``f``: :func:`smallest_detectable_slowdown`), where ``MDC`` is the benchmark change the rule detects with 80 % power at the full
+budget (:func:`detectable_change`).  It is reported only when the
+measured change is significant (otherwise ``f`` is not known to be above 0).
 
-``rule="compare"`` uses benchwarden's own comparison verdict instead
-(:func:`benchwarden.compare.verdict.judge`, unpaired: the baseline and slowed runs are separate runs;
-a t interval on log fork summaries that excludes 1, the robust estimate at least v/2 and a rank guard),
-with the threshold set to v/2 so that both rules ask for the same size of change.  It needs forks:
-with fewer than 2 per side there is no interval, so nothing is detected (the report's warnings say so).
+``rule = "study"``: Laaber & Leitner (MSR 2018, §6.4, Eq. 2; digest seed-003 §3.6): in *every*
+repetition r (the study uses two), the slowed run's measurements of benchmark b differ from the
+baseline run's significantly (Wilcoxon rank-sum, two-sided, p < 0.01, on every measurement
+iteration) and by enough (``|mean(slowed) − mean(base)| / mean(base) ≥ v/2``).  As in the paper the
+rule is two-sided (digest §8.8): the signed change is recorded so reports can show it.  A failed or
+degenerate test counts as "not detected", never as detected (STYLE §8).
 """
 
 from __future__ import annotations
 
+import enum
+import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence, cast
+from typing import Sequence
+
+import numpy as np
+from scipy import stats as scistats
 
 from benchwarden.stats import ForkData, mann_whitney, relative_change
-
-if TYPE_CHECKING:
-    from benchwarden.compare.verdict import ForkMatrix
+from benchwarden.stats.logratio import log_summaries, rank_p, ratio_statistics
 
 STUDY_ALPHA = 0.01
-RULES = ("study", "compare")
-COMPARE_CONFIDENCE = 0.95  # one fixed-sample look per repetition: the level of a single test
+RULES = ("compare", "study")
+Z_80 = float(scistats.norm.ppf(0.8))
+
+
+class Outcome(str, enum.Enum):
+    DETECTED = "detected"
+    NOT_DETECTED = "not detected"
+    UNDECIDED = "undecided"  # not detectable at this budget
+
+    @property
+    def label(self) -> str:
+        return "not detectable at this budget" if self is Outcome.UNDECIDED else self.value
+
+
+# Vectorised codes of :func:`decide_looks`.
+UNDECIDED, DETECTED, NOT_DETECTED = 0, 1, 2
+CODES = {UNDECIDED: Outcome.UNDECIDED, DETECTED: Outcome.DETECTED, NOT_DETECTED: Outcome.NOT_DETECTED}
 
 
 @dataclass(frozen=True)
 class RepetitionCheck:
-    """One repetition: the rank test and the relative change of the mean (base → slowed)."""
+    """One repetition of the study's rule: the rank test and the relative change of the mean (base → slowed)."""
 
     p_value: float
     relative_change: float  # signed: +0.4 = the slowed run's mean is 40 % higher
@@ -49,17 +89,187 @@ class RepetitionCheck:
 
 
 @dataclass(frozen=True)
+class DetectionDesign:
+    """The sequential design of the ``compare`` rule: looks after ``min_forks``..``max_forks`` slowed forks.
+
+    ``alpha``: error rate of a false "detected" over all looks (the study's 1 %); ``equivalence_alpha``:
+    of a false "not detected" (5 %, compare's); each look gets its Bonferroni share.
+    """
+
+    max_forks: int = 5
+    min_forks: int = 2
+    alpha: float = 0.01
+    equivalence_alpha: float = 0.05
+    rank_alpha: float = 0.05
+    power: float = 0.8
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.min_forks <= self.max_forks:
+            raise ValueError(f"need 1 <= min_forks <= max_forks, got {self.min_forks}, {self.max_forks}")
+        for name in ("alpha", "equivalence_alpha", "rank_alpha"):
+            if not 0 < getattr(self, name) < 1:
+                raise ValueError(f"{name} must be in (0, 1), got {getattr(self, name)!r}")
+
+    @property
+    def looks(self) -> int:
+        return self.max_forks - self.min_forks + 1
+
+    def confidences(self) -> tuple[float, float]:
+        """(change, equivalence) level of every look: ``1 − α/L`` (Bonferroni over the ``L`` looks)."""
+        return 1.0 - self.alpha / self.looks, 1.0 - self.equivalence_alpha / self.looks
+
+
+@dataclass(frozen=True)
+class DetectionLook:
+    """The ``compare`` rule's last look at one (method, benchmark): ratio slowed / baseline and what it implies."""
+
+    base_forks: int
+    slowed_forks: int
+    ratio: float  # Hodges–Lehmann estimate of slowed / baseline
+    change: tuple[float, float]  # interval of the ratio at the look's change level
+    equivalence: tuple[float, float]
+    rank_p: float
+    threshold: float  # compare's threshold for the benchmark
+    mdc: float  # benchmark change detected with 80 % power at the full budget (inf: unknown; detectable_change)
+    se: float = math.inf  # standard error of log(ratio)
+    left_out: int = 0  # outlying forks left out (ESD)
+
+
+@dataclass(frozen=True)
 class Detection:
-    """Whether ``benchmark`` detects the slowdown of ``method`` in every repetition."""
+    """Whether ``benchmark`` detects the slowdown of ``method``, by ``rule``.
+
+    ``checks``: the study's repetitions; ``look`` and ``detectable_from`` (the smallest slowdown of the
+    method the benchmark detects within the budget, a fraction; None when unknown): the compare rule.
+    """
 
     method: str
     benchmark: str
-    checks: tuple[RepetitionCheck, ...]
-    rule: str = "study"
+    rule: str
+    outcome: Outcome
+    checks: tuple[RepetitionCheck, ...] = ()
+    look: DetectionLook | None = None
+    detectable_from: float | None = None
+    warnings: tuple[str, ...] = ()
 
     @property
     def detected(self) -> bool:
-        return bool(self.checks) and all(c.detected for c in self.checks)
+        return self.outcome is Outcome.DETECTED
+
+    @property
+    def relative_change(self) -> float | None:
+        """The benchmark's measured change (mean over repetitions for the study rule)."""
+        if self.look is not None:
+            return self.look.ratio - 1.0
+        if self.checks:
+            return float(np.mean([c.relative_change for c in self.checks]))
+        return None
+
+
+# --- rule "compare" -------------------------------------------------------------------------------
+
+
+def decide_looks(y_base: np.ndarray, y_slow: np.ndarray, threshold: float, design: DetectionDesign):
+    """The ``compare`` rule on log fork summaries (last axis: forks; leading axes broadcast, so a simulation
+    judges many looks at once): ``(outcomes as codes, decision, ratio statistics)``.
+
+    Codes: ``DETECTED``/``NOT_DETECTED``/``UNDECIDED`` as :data:`CODES`; the decision is compare's
+    (:func:`benchwarden.compare.verdict.decide`) at this design's per-look levels.
+    """
+    from benchwarden.compare.verdict import SLOWER, UNCHANGED, decide
+
+    result = ratio_statistics(y_base, y_slow, paired=False, pooled=True)
+    rank = rank_p(y_base, y_slow, paired=False, drop_base=result.drop_base, drop_cand=result.drop_cand)
+    change_conf, equivalence_conf = design.confidences()
+    decision = decide(result, rank, change_confidence=change_conf, equivalence_confidence=equivalence_conf,
+                      threshold=threshold, rank_alpha=design.rank_alpha)
+    codes = np.select([decision.codes == SLOWER, decision.codes == UNCHANGED], [DETECTED, NOT_DETECTED], UNDECIDED)
+    return codes, decision, result
+
+
+def look_at(base: ForkData, slowed: ForkData, slowdown: float, threshold: float,
+            design: DetectionDesign) -> tuple[Outcome, DetectionLook, float | None]:
+    """One look of the ``compare`` rule: (outcome, the look, smallest detectable slowdown or None).
+
+    ``base``/``slowed``: ns/op per complete fork.  Before the last look UNDECIDED means "measure another
+    slowed fork".  Raises ValueError for empty or non-finite data.
+    """
+    y_base, y_slow = log_summaries(base, name="base"), log_summaries(slowed, name="slowed")
+    codes, decision, result = decide_looks(y_base, y_slow, threshold, design)
+    kept_b = int((~result.drop_base).sum())
+    kept_c = int((~result.drop_cand).sum())
+    se = float(result.statistic.se)
+    mdc = math.inf
+    if math.isfinite(se) and kept_c >= 1 and kept_b >= 1:
+        spread = se / math.sqrt(1 / kept_b + 1 / kept_c)  # the pooled s.d. of one fork's log summary
+        more = max(0, design.max_forks - y_slow.size)  # rounds left: a slowed and a baseline fork each
+        mdc = detectable_change(spread * math.sqrt(1 / (kept_b + more) + 1 / (kept_c + more)),
+                                kept_b + kept_c + 2 * more - 2, design.confidences()[0], threshold, design.power)
+    low, high = (float(np.exp(b)) for b in decision.change)
+    eq_low, eq_high = (float(np.exp(b)) for b in decision.equivalence)
+    look = DetectionLook(base_forks=y_base.size, slowed_forks=y_slow.size, ratio=float(np.exp(decision.estimate)),
+                         change=(low, high), equivalence=(eq_low, eq_high), rank_p=float(decision.rank_p),
+                         threshold=threshold, mdc=mdc, se=se, left_out=int(result.drop_base.sum() + result.drop_cand.sum()))
+    return CODES[int(codes)], look, smallest_detectable_slowdown(look, slowdown)
+
+
+def detectable_change(se, df, confidence: float, threshold: float, power: float):
+    """The benchmark change the rule calls "detected" with probability ``power`` at this precision.
+
+    Detection needs both the change interval above 1 (``log R > c·se``) and the estimate at the threshold
+    (``log R ≥ log(1+t)``); with a normal estimate of standard error ``se`` each holds with probability
+    ``power`` when ``log R = max(log(1+t), c·se) + t_{df, power}·se``, ``c = t_{df, 1−α/2}`` (the usual
+    power approximation, e.g. Cohen 1988, applied to the binding condition).  ``inf`` without a spread.
+    Vectorised over ``se`` and ``df`` (a float for scalars).
+    """
+    se_a, df_a = np.asarray(se, dtype=float), np.asarray(df, dtype=float)
+    ok = np.isfinite(se_a) & (df_a > 0)
+    dfs = np.where(ok, df_a, 1.0)
+    ses = np.where(ok, se_a, 0.0)
+    c = scistats.t.ppf(1 - (1 - confidence) / 2, dfs)
+    value = np.where(ok, np.expm1(np.maximum(math.log1p(threshold), c * ses) + scistats.t.ppf(power, dfs) * ses),
+                     np.inf)
+    return float(value) if value.ndim == 0 else value
+
+
+def smallest_detectable_slowdown(look: DetectionLook, slowdown: float) -> float | None:
+    """``u* = MDC/f`` (module docstring) with ``f`` the share's one-sided 80 % lower confidence bound,
+    ``(exp(log R̂ − z_0.8·se) − 1)/v``; None unless the change is significant.
+
+    Why a bound and not ``f̂``: u* is reported only when the change was significant, which favours runs that
+    overestimated ``f`` (the winner's curse); with ``f̂`` a simulated u* was detected in 58 % of fresh
+    assessments instead of the promised 80 % (tests/unit/assess/test_detect_score.py), with the bound in ~85 %.
+    """
+    if not (look.change[0] > 1.0 and look.ratio > 1.0 and math.isfinite(look.mdc) and math.isfinite(look.se)
+            and slowdown > 0):
+        return None
+    share = math.expm1(math.log(look.ratio) - Z_80 * look.se) / slowdown
+    return look.mdc / share if share > 0 else None
+
+
+def detect_sequential(method: str, benchmark: str, base: ForkData, slowed: ForkData, slowdown: float,
+                      threshold: float, design: DetectionDesign) -> Detection | None:
+    """The ``compare`` rule after ``len(slowed)`` slowed forks: a Detection when decided, futile or the budget
+    is spent, None when another slowed fork should be measured.  Never raises on odd data (it decides
+    "undecided" with the reason)."""
+    n = len(slowed)
+    final = n >= design.max_forks
+    if n < design.min_forks and not final:
+        return None
+    try:
+        outcome, look, smallest = look_at(base, slowed, slowdown, threshold, design)
+    except ValueError as exc:
+        return Detection(method, benchmark, "compare", Outcome.UNDECIDED, warnings=(f"no evidence: {exc}",))
+    futile = look.mdc > slowdown
+    if outcome is Outcome.UNDECIDED and not final and not futile:
+        return None
+    notes = (f"stopped after {n} slowed forks: even a benchmark that spends all its time in the method (a change "
+             f"of {slowdown:.1%}) could not be detected within {design.max_forks} forks (it would take "
+             f"{look.mdc:.1%})",) if outcome is Outcome.UNDECIDED and futile and not final else ()
+    return Detection(method, benchmark, "compare", outcome, look=look, detectable_from=smallest, warnings=notes)
+
+
+# --- rule "study" ---------------------------------------------------------------------------------
 
 
 def study_check(base: ForkData, slowed: ForkData, slowdown: float, alpha: float = STUDY_ALPHA) -> RepetitionCheck:
@@ -74,27 +284,11 @@ def study_check(base: ForkData, slowed: ForkData, slowdown: float, alpha: float 
     return RepetitionCheck(test.p_value, change.relative, significant, large_enough, tuple(test.warnings))
 
 
-def compare_check(base: ForkData, slowed: ForkData, slowdown: float) -> RepetitionCheck:
-    """benchwarden's compare verdict for one repetition: detected when it says "slower" (see the module docstring)."""
-    from benchwarden.compare.verdict import Verdict, judge
-
-    try:
-        # the campaign's data are fork matrices (one row per fork), which is what judge reads
-        judgement = judge(cast("ForkMatrix", base), cast("ForkMatrix", slowed), change_confidence=COMPARE_CONFIDENCE,
-                          equivalence_confidence=COMPARE_CONFIDENCE, threshold=slowdown / 2.0, paired=False)
-    except ValueError as exc:
-        return RepetitionCheck(1.0, 0.0, False, False, (f"no evidence: {exc}",))
-    slower = judgement.verdict is Verdict.SLOWER
-    return RepetitionCheck(judgement.rank_p, judgement.ratio.point - 1.0, slower, slower, judgement.warnings)
-
-
-def detect(method: str, benchmark: str, base_runs: Sequence[ForkData], slowed_runs: Sequence[ForkData],
-           slowdown: float, rule: str = "study") -> Detection:
-    """Apply ``rule`` to each repetition (``base_runs[r]`` against ``slowed_runs[r]``)."""
-    if rule not in RULES:
-        raise ValueError(f"unknown detection rule {rule!r}; expected one of {', '.join(RULES)}")
+def detect_study(method: str, benchmark: str, base_runs: Sequence[ForkData], slowed_runs: Sequence[ForkData],
+                 slowdown: float) -> Detection:
+    """The study's rule: ``base_runs[r]`` against ``slowed_runs[r]`` in every repetition ``r``."""
     if len(base_runs) != len(slowed_runs):
         raise ValueError(f"{benchmark}: {len(base_runs)} baseline repetitions but {len(slowed_runs)} slowed ones")
-    check = study_check if rule == "study" else compare_check
-    checks = tuple(check(b, s, slowdown) for b, s in zip(base_runs, slowed_runs))
-    return Detection(method, benchmark, checks, rule)
+    checks = tuple(study_check(b, s, slowdown) for b, s in zip(base_runs, slowed_runs))
+    detected = bool(checks) and all(c.detected for c in checks)
+    return Detection(method, benchmark, "study", Outcome.DETECTED if detected else Outcome.NOT_DETECTED, checks=checks)

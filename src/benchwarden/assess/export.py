@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 from benchwarden.assess.campaign import SuiteAssessment
+from benchwarden.assess.detect import Detection
 from benchwarden.assess.variability import spread_percentile
 
 SCHEMA_VERSION = 1
@@ -28,6 +29,7 @@ def assessment_to_json(a: SuiteAssessment) -> dict[str, Any]:
         "suite": a.suite,
         "kind": a.kind,
         "slowdown": {"v": _num(a.slowdown), "source": a.slowdown_source},
+        "rule": a.rule,
         "variability": {
             "runs": v.n_runs,
             "baseline_runs": list(a.baseline_runs),
@@ -54,15 +56,11 @@ def assessment_to_json(a: SuiteAssessment) -> dict[str, Any]:
             "variants": [{"name": x.name, "score": _num(x.score, 2), "covered": list(x.covered),
                           "excluded": list(x.excluded)} for x in a.abs.variants],
             "methods": [{"method": m.method, "covered": m.covered, "redundancy": m.redundancy,
-                         "detected_by": list(m.detected_by), "reached_by": list(m.reached_by), "error": m.error}
+                         "detected_by": list(m.detected_by), "reached_by": list(m.reached_by), "error": m.error,
+                         "undecided_by": list(m.undecided_by), "detection_threshold": _num(m.threshold)}
                         for m in a.abs.methods],
         },
-        "detections": [{
-            "method": d.method, "benchmark": d.benchmark, "detected": d.detected, "rule": d.rule,
-            "repetitions": [{"p_value": _num(c.p_value, 8), "relative_change": _num(c.relative_change),
-                             "significant": c.significant, "large_enough": c.large_enough}
-                            for c in d.checks],
-        } for d in a.detections],
+        "detections": [_detection(d) for d in a.detections],
         "smoke": {"benchmarks": list(a.smoke.benchmarks), "expected_s": _num(a.smoke.expected_s, 3),
                   "budget_s": _num(a.smoke.budget_s, 3), "covered": list(a.smoke.covered),
                   "not_covered": list(a.smoke.not_covered)},
@@ -81,3 +79,24 @@ def assessment_to_json(a: SuiteAssessment) -> dict[str, Any]:
         },
         "warnings": list(a.warnings),
     }
+
+
+def _detection(d: Detection) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "method": d.method, "benchmark": d.benchmark, "detected": d.detected, "outcome": d.outcome.value,
+        "rule": d.rule, "relative_change": _num(d.relative_change),
+        "repetitions": [{"p_value": _num(c.p_value, 8), "relative_change": _num(c.relative_change),
+                         "significant": c.significant, "large_enough": c.large_enough}
+                        for c in d.checks],
+        "warnings": list(d.warnings),
+    }
+    if d.look is not None:
+        look = d.look
+        doc.update({
+            "base_forks": look.base_forks, "slowed_forks": look.slowed_forks, "ratio": _num(look.ratio),
+            "interval": [_num(look.change[0]), _num(look.change[1])],
+            "equivalence_interval": [_num(look.equivalence[0]), _num(look.equivalence[1])],
+            "rank_p": _num(look.rank_p, 8), "threshold": _num(look.threshold), "mdc": _num(look.mdc),
+            "left_out": look.left_out, "detectable_from": _num(d.detectable_from),
+        })
+    return doc

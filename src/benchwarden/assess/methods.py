@@ -13,6 +13,7 @@ name so the choice is reproducible. Method names follow each language's own nota
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Literal, Mapping
 
@@ -44,16 +45,42 @@ class AssessSettings(BaseModel):
     packages: list[str] = Field(default_factory=list)
     runs: int = Field(default=5, ge=2)
     repetitions: int = Field(default=2, ge=1)
-    slowdown: float | None = Field(default=None, gt=0)
+    slowdown: float | None = 0.10  # None: the study's noise-derived v (``slowdown = "study"``)
     budget: float = 600.0
     unstable_cv: float = Field(default=0.15, gt=0)
     unstable_spread: float = Field(default=0.25, gt=0)
-    rule: Literal["study", "compare"] = "study"
+    rule: Literal["compare", "study"] = "compare"
+    forks: int = Field(default=5, ge=2, le=100)
 
     @field_validator("budget", mode="before")
     @classmethod
     def _budget(cls, value: object) -> float:
         return parse_duration_s(value)  # type: ignore[arg-type]
+
+    @field_validator("slowdown", mode="before")
+    @classmethod
+    def _slowdown(cls, value: object) -> float | None:
+        return parse_slowdown(value)
+
+
+def parse_slowdown(value: object) -> float | None:
+    """``"10%"``, ``0.1`` or ``"0.1"`` -> 0.1; ``"study"`` -> None (the study's noise-derived v); ValueError
+    naming the value otherwise.  A slowdown is relative and positive; it may exceed 100 % (``3`` = 4× slower)."""
+    if isinstance(value, str) and value.strip().lower() == "study":
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"expected a slowdown such as '10%', 0.1 or 'study', got {value!r}")
+    if isinstance(value, (int, float)):
+        number = float(value)
+    else:
+        text = str(value).strip()
+        try:
+            number = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
+        except ValueError:
+            raise ValueError(f"expected a slowdown such as '10%', 0.1 or 'study', got {value!r}") from None
+    if not (math.isfinite(number) and number > 0):
+        raise ValueError(f"expected a finite, positive slowdown such as '10%' or 0.1, got {value!r}")
+    return number
 
 
 def check_method(kind: str, method: str) -> str:

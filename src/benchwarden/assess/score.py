@@ -13,6 +13,11 @@ Variants (which benchmarks may count as detectors):
 
 Redundancy of a method = how many benchmarks detect it (total variant).  Methods are reported
 uncovered first, then by redundancy, so the gaps lead.
+
+With the compare rule each method also gets a **detection threshold**: the smallest slowdown of it that
+some benchmark detects within the budget (the minimum over its benchmarks of
+:attr:`~benchwarden.assess.detect.Detection.detectable_from`), and the benchmarks that could not decide
+within the budget ("not detectable at this budget").
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from benchwarden.assess.detect import Detection
+from benchwarden.assess.detect import Detection, Outcome
 from benchwarden.assess.variability import relative_exclusion
 
 ABSOLUTE_LIMIT = 0.5
@@ -35,6 +40,8 @@ class MethodCoverage:
     reached_by: tuple[str, ...]
     detected_by: tuple[str, ...]
     error: str | None = None  # the injection failed (method not found...): counted as uncovered
+    undecided_by: tuple[str, ...] = ()  # compare rule: not decided within the budget
+    threshold: float | None = None  # compare rule: smallest slowdown some benchmark detects (None: unknown)
 
     @property
     def covered(self) -> bool:
@@ -92,12 +99,21 @@ def score(methods: Sequence[str], detections: Iterable[Detection], spreads: Mapp
     ``errors``: methods whose injection failed (reported, and uncovered).
     """
     detected: dict[str, list[str]] = {m: [] for m in methods}
+    undecided: dict[str, list[str]] = {m: [] for m in methods}
+    thresholds: dict[str, list[float]] = {m: [] for m in methods}
     for d in detections:
-        if d.detected and d.method in detected:
+        if d.method not in detected:
+            continue
+        if d.detected:
             detected[d.method].append(d.benchmark)
+        elif d.outcome is Outcome.UNDECIDED:
+            undecided[d.method].append(d.benchmark)
+        if d.detectable_from is not None:
+            thresholds[d.method].append(d.detectable_from)
     reached = reached or {}
     errors = errors or {}
-    coverage = [MethodCoverage(m, tuple(sorted(reached.get(m, ()))), tuple(sorted(detected[m])), errors.get(m))
+    coverage = [MethodCoverage(m, tuple(sorted(reached.get(m, ()))), tuple(sorted(detected[m])), errors.get(m),
+                               tuple(sorted(undecided[m])), min(thresholds[m]) if thresholds[m] else None)
                 for m in methods]
     coverage.sort(key=lambda c: (c.covered, c.redundancy, c.method))
     variants = []

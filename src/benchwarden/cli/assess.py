@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
-from benchwarden.cli.common import ExitStatus, FiniteFloatRange, Invocation, common_options, parse_duration_option
+from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.errors import BenchwardenError, ConfigError, UsageError, in_suite
 from benchwarden.report.escaping import rich_text
@@ -21,26 +21,44 @@ if TYPE_CHECKING:
 SCRATCH_STORE = "assess-slowed.db"
 
 
+def _slowdown_option(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[float | None] | None:
+    """``--slowdown``: ``(v,)`` with v None for "study"; None when not given."""
+    from benchwarden.assess.methods import parse_slowdown
+
+    if value is None:
+        return None
+    try:
+        return (parse_slowdown(value),)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 @click.command("assess")
 @common_options("config", "suite", "filter", "store", "json")
 @click.option("--runs", type=click.IntRange(min=2), help="Baseline runs for the variability (default 5, [assess] runs).")
 @click.option("--methods", "methods", multiple=True, metavar="METHOD",
               help="A method of K′ (repeatable); default: [assess] methods, else the most-called public methods.")
 @click.option("--top", type=click.IntRange(min=1), help="Size of an automatically found K′ (default 20).")
-@click.option("--slowdown", type=FiniteFloatRange(min=0, min_open=True), metavar="V",
-              help="Relative slowdown to inject, e.g. 0.5 (default: twice the 95th-percentile maxSpread).")
+@click.option("--slowdown", callback=_slowdown_option, metavar="V",
+              help="Slowdown to inject: 10%, 0.1, or 'study' (twice the 95th-percentile maxSpread). Default 10%.")
 @click.option("--budget", callback=parse_duration_option, metavar="DURATION", help="Time budget of the smoke subset (default 10m).")
-@click.option("--rule", type=click.Choice(["study", "compare"]), help="Detection rule (default: the study's).")
+@click.option("--rule", type=click.Choice(["compare", "study"]),
+              help="Detection rule: compare's verdict, sequential (default), or the study's two repetitions.")
+@click.option("--forks", type=click.IntRange(min=2, max=100),
+              help="Rule compare: slowed forks per (method, benchmark) at most (default 5).")
 @click.option("--stubs", "stubs_dir", type=click.Path(path_type=Path, file_okay=False),
               help="Write a benchmark stub per uncovered method into this directory.")
 @click.option("--html", "html_file", type=click.Path(path_type=Path, dir_okay=False), help="Write an HTML report.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress messages.")
-def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, stubs_dir, html_file, quiet) -> int:
+def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, forks, stubs_dir, html_file,
+                   quiet) -> int:
     """Assess the suite: how stable each benchmark is, and which core API methods it would notice getting slower.
 
     Runs the suite N times (reusing stored runs of the same commit), slows each method of K′ down for
-    real (Java agent, Go source rewrite, Python import hook), runs the benchmarks that reach it twice, and
-    reports the API benchmarking score (Laaber & Leitner, MSR 2018) with a CI smoke subset and stubs.
+    real (Java agent, Go source rewrite, Python import hook) by 10 % unless told otherwise, runs the
+    benchmarks that reach it until compare's verdict decides whether each notices, and reports the API
+    benchmarking score (Laaber & Leitner, MSR 2018), the smallest slowdown detected per method, a CI
+    smoke subset and stubs.
     """
     from benchwarden.assess.campaign import Campaign
     from benchwarden.assess.export import assessment_to_json
@@ -51,6 +69,8 @@ def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, 
 
     config = load_config(inv.config_path)
     settings = cast(AssessSettings, config.section("assess", AssessSettings))
+    if forks is not None and (rule or settings.rule) == "study":
+        raise UsageError("--forks applies to the compare rule; the study's rule runs [assess] repetitions")
     suites = _assessable(config, inv.suite)
     log = (lambda message: None) if (quiet or inv.json) else \
         (lambda message: inv.err_console.print(f"assess: {rich_text(message)}", highlight=False))
@@ -61,7 +81,7 @@ def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, 
     try:
         with tempfile.TemporaryDirectory(prefix="benchwarden-assess-") as workdir:
             for suite in suites:
-                options = _options(settings, suite, config, inv, runs, methods, top, slowdown, budget, rule)
+                options = _options(settings, suite, config, inv, runs, methods, top, slowdown, budget, rule, forks)
                 log(f"suite {suite.name}: {options.runs} baseline runs, then slowdown injection")
                 try:
                     result = Campaign(suite, store, scratch, Path(workdir) / suite.name, options, log=log).run()
@@ -102,9 +122,10 @@ def _assessable(config: Config, names: tuple[str, ...]) -> list[Suite]:
 
 
 def _options(settings: AssessSettings, suite: Suite, config: Config, inv: Invocation, runs, methods, top,
-             slowdown, budget, rule) -> AssessOptions:
+             slowdown, budget, rule, forks) -> AssessOptions:
     from benchwarden.assess.campaign import AssessOptions
     from benchwarden.assess.methods import check_method
+    from benchwarden.compare.settings import CompareSettings
 
     chosen = list(methods) if methods else list(settings.methods)
     checked = []
@@ -120,14 +141,20 @@ def _options(settings: AssessSettings, suite: Suite, config: Config, inv: Invoca
         import shlex
 
         test_command = shlex.split(test_command)
+    if slowdown is not None:
+        value, source = slowdown[0], "--slowdown"
+    else:
+        value, source = settings.slowdown, "[assess] slowdown" if "slowdown" in settings.model_fields_set else "default"
+    compare = cast(CompareSettings, config.section("compare", CompareSettings))
     return AssessOptions(
         runs=runs or settings.runs, repetitions=settings.repetitions,
-        slowdown=slowdown if slowdown is not None else settings.slowdown, methods=tuple(checked),
+        slowdown=value, slowdown_source=source, methods=tuple(checked),
         top=top or settings.top, discover=settings.discover,
         test_command=tuple(test_command) if test_command else None, packages=tuple(settings.packages),
         budget_s=budget if budget is not None else settings.budget, unstable_cv=settings.unstable_cv,
         unstable_spread=settings.unstable_spread, cli_filter=inv.filter, config_path=str(config.path),
-        rule=rule or settings.rule)
+        rule=rule or settings.rule, forks=forks or settings.forks, min_change=compare.min_change,
+        thresholds=tuple(compare.thresholds.items()))
 
 
 def _scratch_location(store_url: str, config: Config) -> str:

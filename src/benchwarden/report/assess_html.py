@@ -19,6 +19,7 @@ from benchwarden.report.assess_tables import (
     cell_text,
     cost_lines,
     matrix,
+    matrix_title,
     methods_table,
     smoke_lines,
     variability_table,
@@ -67,6 +68,7 @@ def assessment_html(docs: Sequence[Mapping[str, Any]], home: str | None = None) 
             "plot": Markup(variability_plot(doc["variability"]["benchmarks"])) if doc["variability"]["benchmarks"]
             else None,
             "cost": cost_lines(doc), "smoke": smoke_lines(doc), "variant_titles": VARIANT_TITLES,
+            "matrix_title": matrix_title(doc),
         })
     html = environment().get_template("assess.html.j2").render(
         version=__version__, home=home, sections=sections, data_json=json_for_script({"v": 1, "suites": list(docs)}))
@@ -76,4 +78,6 @@ def assessment_html(docs: Sequence[Mapping[str, Any]], home: str | None = None) 
 def _state(cell: Mapping[str, Any] | None) -> str:
     if cell is None:
         return "not-run"
+    if cell.get("outcome") == "undecided":
+        return "undecided"
     return "detected" if cell["detected"] else "missed"

@@ -25,14 +25,27 @@ def abs_table(doc: Mapping[str, Any]) -> TableModel:
 
 
 def methods_table(doc: Mapping[str, Any]) -> TableModel:
-    model = TableModel([Column("method"), Column("covered"), Column("detected by"), Column("reached by", "right")],
-                       title=f"K′: {len(doc['abs']['methods'])} methods (slowed by {doc['slowdown']['v']:.0%}), "
+    sequential = doc.get("rule") == "compare"
+    columns = [Column("method"), Column("covered"), Column("detected by")]
+    if sequential:
+        columns += [Column("detects from", "right"), Column("not detectable at this budget")]
+    model = TableModel(columns + [Column("reached by", "right")],
+                       title=f"K′: {len(doc['abs']['methods'])} methods (slowed by {fmt_slowdown(doc['slowdown']['v'])}), "
                              f"uncovered first")
     for m in doc["abs"]["methods"]:
         detected = ", ".join(m["detected_by"]) or (m["error"] or "-")
-        model.add([m["method"], "yes" if m["covered"] else "NO", detected, str(len(m["reached_by"]))],
-                  style=None if m["covered"] else "red")
+        row = [m["method"], "yes" if m["covered"] else "NO", detected]
+        if sequential:
+            row += [fmt_slowdown(m.get("detection_threshold")), ", ".join(m.get("undecided_by") or ()) or "-"]
+        model.add(row + [str(len(m["reached_by"]))], style=None if m["covered"] else "red")
     return model
+
+
+def fmt_slowdown(value: float | None) -> str:
+    """A relative slowdown: ``10%``, ``3.5%``, ``240%``; ``-`` when unknown."""
+    if value is None:
+        return "-"
+    return f"{value:.1%}" if value < 0.1 else f"{value:.0%}"
 
 
 def variability_table(doc: Mapping[str, Any]) -> TableModel:
@@ -58,19 +71,33 @@ def matrix(doc: Mapping[str, Any]) -> tuple[list[str], list[str], dict[tuple[str
     return methods, benchmarks, cells
 
 
+MARKS = {"detected": "✓ ", "not detected": "· ", "undecided": "? "}
+
+
 def cell_text(cell: Mapping[str, Any] | None) -> str:
+    """``✓ +9.8%``: the outcome's mark and the benchmark's change (the study's rule: the smaller of its
+    repetitions'); ``?`` = not detectable at this budget."""
     if cell is None:
         return ""
-    changes = [c["relative_change"] for c in cell["repetitions"] if c["relative_change"] is not None]
-    change = f"{min(changes, key=abs):+.0%}" if changes else ""
-    return ("✓ " if cell["detected"] else "· ") + change
+    if cell.get("ratio") is not None:
+        change = f"{cell['ratio'] - 1:+.1%}"
+    else:
+        changes = [c["relative_change"] for c in cell["repetitions"] if c["relative_change"] is not None]
+        change = f"{min(changes, key=abs):+.1%}" if changes else ""
+    return MARKS.get(cell.get("outcome", ""), "✓ " if cell["detected"] else "· ") + change
+
+
+def matrix_title(doc: Mapping[str, Any]) -> str:
+    if doc.get("rule") == "compare":
+        return ("detection matrix (✓ compare would call the benchmark slower, · its change is surely below "
+                "compare's threshold, ? not detectable at this budget; the benchmark's measured change)")
+    return ("detection matrix (✓ detected in every repetition, · ran slowed but not detected; the smaller change "
+            "of the repetitions)")
 
 
 def matrix_table(doc: Mapping[str, Any]) -> TableModel:
     methods, benchmarks, cells = matrix(doc)
-    model = TableModel([Column("method")] + [Column(b, "right") for b in benchmarks],
-                       title="detection matrix (✓ detected in every repetition, · ran slowed but not detected; "
-                             "the smaller change of the repetitions)")
+    model = TableModel([Column("method")] + [Column(b, "right") for b in benchmarks], title=matrix_title(doc))
     for m in methods:
         model.add([m] + [cell_text(cells.get((m, b))) for b in benchmarks])
     return model

@@ -29,9 +29,9 @@ def campaign(tmp_path, suite, **options):
     return c, store, scratch, injector
 
 
-def test_coverage_unstable_benchmarks_and_only_reaching_benchmarks_run(tmp_path):
+def test_the_study_rule_coverage_unstable_benchmarks_and_only_reaching_benchmarks_run(tmp_path):
     suite = make_suite(tmp_path)
-    c, store, scratch, injector = campaign(tmp_path, suite)
+    c, store, scratch, injector = campaign(tmp_path, suite, rule="study")
     result = c.run()
     cov = {m.method: m for m in result.abs.methods}
     assert set(cov["lib:a"].detected_by) == {"fast"}  # noisy reaches it but its noise hides a 50 % slowdown
@@ -64,6 +64,45 @@ def test_coverage_unstable_benchmarks_and_only_reaching_benchmarks_run(tmp_path)
     assert result.smoke.benchmarks and set(result.smoke.covered) == {"lib:a", "lib:b"}
     assert result.cost.n_methods == 4 and result.cost.study_s == pytest.approx(2 * 5 * result.cost.full_run_s)
     assert result.cost.injected_s > 0 and result.cost.trace_s > 0
+
+
+def test_the_compare_rule_asks_about_10_percent_and_measures_each_pair_until_decided(tmp_path):
+    """At v = 10 % with compare's threshold at 5 %: fast spends 80 % of its time in a (+8 %) and solo 90 % in b
+    (+9 %): detected; fast spends 10 % in b (+1 %): not detected; noisy (+5 % under a 40 % spread): not
+    detectable at this budget; setup_only never times c: not detected.  Thresholds: the smallest slowdown
+    detected."""
+    suite = make_suite(tmp_path)
+    c, store, scratch, injector = campaign(tmp_path, suite, slowdown=0.1, forks=5, min_change=0.05)
+    result = c.run()
+    outcome = {(d.method, d.benchmark): d.outcome.value for d in result.detections}
+    assert outcome == {("lib:a", "fast"): "detected", ("lib:a", "noisy"): "undecided",
+                       ("lib:b", "fast"): "not detected", ("lib:b", "solo"): "detected",
+                       ("lib:c", "setup_only"): "not detected"}
+    cov = {m.method: m for m in result.abs.methods}
+    assert cov["lib:a"].undecided_by == ("noisy",) and cov["lib:c"].threshold is None
+    # f = 0.8 and 0.9 with a 1 % spread: a little more than 5 % / f would do
+    assert 0.06 < cov["lib:a"].threshold < 0.12 and 0.055 < cov["lib:b"].threshold < 0.11
+    by_pair = {(d.method, d.benchmark): d for d in result.detections}
+    assert by_pair["lib:a", "fast"].look.ratio == pytest.approx(1.08, abs=0.025)  # 3 standard errors at 2 forks
+    # noisy: a 40 % spread needs far more than 5 forks for even a 10 % change, so it stopped at the first look
+    assert by_pair["lib:a", "noisy"].look.slowed_forks == 2 and "could not be detected" in \
+        by_pair["lib:a", "noisy"].warnings[0]
+    # judged against the 3 runs x 2 forks of the variability runs and one fresh baseline fork per round
+    fast = by_pair["lib:a", "fast"].look
+    assert fast.slowed_forks < 5 and fast.base_forks == 6 + max(d.look.slowed_forks for (_, k), d in by_pair.items()
+                                                                 if k == "fast")
+    # one scratch run holds every slowed fork and the fresh baseline forks: one per benchmark and round
+    (slowed_run,) = scratch.list_runs()
+    assert slowed_run.label == "assess:slowed"
+    results = scratch.load_run(slowed_run.id).results
+    slowed_forks = sum(len(r.forks) for r in results if r.benchmark.id.suite != "lib")
+    fresh = {r.benchmark.id.key: len(r.forks) for r in results if r.benchmark.id.suite == "lib"}
+    assert slowed_forks == sum(d.look.slowed_forks for d in result.detections)
+    assert fresh == {k: max(d.look.slowed_forks for (_, key), d in by_pair.items() if key == k)
+                     for k in ("fast", "solo", "noisy", "setup_only")}
+    assert [r.label for r in store.list_runs()] == ["assess:baseline"] * 3
+    assert result.cost.extra_baseline_s == 0 and result.cost.injected_s > 0
+    assert result.slowdown == 0.1 and result.rule == "compare"
 
 
 def test_stored_runs_of_the_same_clean_commit_are_reused(tmp_path):

@@ -45,8 +45,42 @@ def test_command_suites_cannot_be_assessed(tmp_path):
     assert status == 2 and "cannot be assessed" in err
 
 
+def test_slowdown_and_rule_options_are_strict(tmp_path):
+    status, _, err = run_cli(tmp_path, PY_SUITE, "--slowdown", "fast")
+    assert status == 2 and "--slowdown" in err and "expected a slowdown such as '10%'" in err
+    status, _, err = run_cli(tmp_path, PY_SUITE, "--slowdown", "-10%")
+    assert status == 2 and "positive slowdown" in err
+    status, _, err = run_cli(tmp_path, PY_SUITE, "--rule", "study", "--forks", "3")
+    assert status == 2 and "--forks applies to the compare rule" in err
+    status, _, err = run_cli(tmp_path, PY_SUITE + '[assess]\nslowdown = "lots"\n')
+    assert status == 2 and "assess.slowdown" in err
+
+
+def test_json_tables_and_html_of_the_compare_rule(tmp_path):
+    result = campaign(tmp_path, make_suite(tmp_path), slowdown=0.1, min_change=0.05)[0].run()
+    doc = assessment_to_json(result)
+    json.dumps(doc, allow_nan=False)
+    assert doc["rule"] == "compare" and doc["slowdown"]["v"] == 0.1
+    a = next(m for m in doc["abs"]["methods"] if m["method"] == "lib:a")
+    assert a["undecided_by"] == ["noisy"] and 0.05 < a["detection_threshold"] < 0.15
+    cell = next(d for d in doc["detections"] if (d["method"], d["benchmark"]) == ("lib:a", "noisy"))
+    assert cell["outcome"] == "undecided" and cell["slowed_forks"] == 2 and cell["interval"][0] < 1.05
+    assert "could not be detected" in cell["warnings"][0]
+    table = methods_table(doc)
+    titles = [c.title for c in table.columns]
+    row_a = next(r for r in table.rows if r[0] == "lib:a")
+    assert row_a[titles.index("not detectable at this budget")] == "noisy"
+    assert row_a[titles.index("detects from")].endswith("%")
+    matrix = matrix_table(doc)
+    row_a = next(r for r in matrix.rows if r[0] == "lib:a")
+    cols = [c.title for c in matrix.columns]
+    assert row_a[cols.index("noisy")].startswith("? ") and row_a[cols.index("fast")].startswith("✓ +")
+    html = assessment_html([doc]).decode()
+    assert "not detectable at this budget" in html and "v-inconclusive" in html
+
+
 def test_json_tables_and_html_of_a_campaign(tmp_path):
-    result = campaign(tmp_path, make_suite(tmp_path))[0].run()
+    result = campaign(tmp_path, make_suite(tmp_path), rule="study")[0].run()
     doc = assessment_to_json(result)
     json.dumps(doc, allow_nan=False)  # strict JSON: no NaN sneaks in
     assert doc["v"] == 1 and doc["cost"]["study_runs"] == 2 * (4 + 1)

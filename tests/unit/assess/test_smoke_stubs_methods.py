@@ -114,7 +114,14 @@ def test_method_names_are_checked_per_language(kind, good, bad):
 
 def test_assess_settings_validate_with_clear_errors():
     s = AssessSettings.model_validate({"methods": ["a:b"], "budget": "2m", "runs": 3})
-    assert s.budget == 120.0 and s.runs == 3 and s.top == 20 and s.rule == "study"
+    assert s.budget == 120.0 and s.runs == 3 and s.top == 20 and s.rule == "compare" and s.forks == 5
+    assert s.slowdown == 0.10  # the user's question by default: would the suite notice 10 %?
+    assert AssessSettings.model_validate({"slowdown": "25%"}).slowdown == 0.25
+    assert AssessSettings.model_validate({"slowdown": 3}).slowdown == 3.0  # 4x slower
+    assert AssessSettings.model_validate({"slowdown": "study"}).slowdown is None
+    for bad in ("-5%", 0, "ten", "nan", True):
+        with pytest.raises(Exception, match="slowdown"):
+            AssessSettings.model_validate({"slowdown": bad})
     with pytest.raises(Exception, match="runs"):
         AssessSettings.model_validate({"runs": 1})
     with pytest.raises(Exception, match="extra|permitted"):

@@ -1,0 +1,101 @@
+"""The compare rule of ``assess`` by seeded simulation: false detections, power, forks used, futility.
+
+Each simulated (method, benchmark) pair has ``BASE`` baseline forks from the variability runs, then rounds
+of one slowed fork and one fresh baseline fork, judged after every round from the second on by
+:func:`benchwarden.assess.detect.decide_looks` (the function the campaign uses), with the futility stop of
+:func:`~benchwarden.assess.detect.detect_sequential` (the change detectable at the full budget exceeds v).
+Log fork summaries: the benchmark's true change plus noise of the given shape and fork spread.
+
+Prints one JSON line per cell and a Markdown table for docs/assess.md.
+
+Usage: ``.venv/bin/python benchmarks/assess_detection_simulation.py [--n 2000] [--forks 5] [--base 10] [--seed 1]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+import numpy as np
+
+from benchwarden.assess.detect import (
+    DETECTED,
+    NOT_DETECTED,
+    UNDECIDED,
+    DetectionDesign,
+    decide_looks,
+    detectable_change,
+)
+
+BASE = 10  # the default 5 baseline runs x 2 forks (--base 4: the e2e tests' 2 runs x 2 forks)
+THRESHOLD = 0.03
+SLOWDOWN = 0.10
+
+
+def noise(rng: np.random.Generator, shape: tuple[int, ...], sd: float, kind: str) -> np.ndarray:
+    if kind == "normal":
+        return rng.normal(0, sd, shape)
+    if kind == "heavy":  # Student t, 3 df, scaled to the same s.d.
+        return sd * rng.standard_t(3, shape) / math.sqrt(3.0)
+    if kind == "bimodal":  # two fork levels ±sd (e.g. Python's hash randomisation, JIT outcomes)
+        return sd * rng.choice([-1.0, 1.0], shape) + rng.normal(0, sd / 4, shape)
+    if kind == "outlier":  # one baseline fork in ten 3x slower
+        values = rng.normal(0, sd, shape)
+        values[..., ::10] += np.log(3.0) * (rng.random(values[..., ::10].shape) < 0.5)
+        return values
+    raise ValueError(kind)
+
+
+def simulate(n: int, change: float, sd: float, kind: str, design: DetectionDesign, seed: int,
+             base: int = BASE) -> dict:
+    rng = np.random.default_rng(seed)
+    rounds = design.max_forks
+    y_base = noise(rng, (n, base + rounds), sd, kind)
+    y_slow = math.log1p(change) + noise(rng, (n, rounds), sd, "normal" if kind == "outlier" else kind)
+    outcome = np.full(n, -1)
+    used = np.zeros(n, dtype=int)
+    change_conf = design.confidences()[0]
+    for k in range(design.min_forks, rounds + 1):
+        codes, _, result = decide_looks(y_base[:, :base + k], y_slow[:, :k], THRESHOLD, design)
+        kept_b = (~result.drop_base).sum(-1)
+        kept_c = (~result.drop_cand).sum(-1)
+        spread = result.statistic.se / np.sqrt(1 / kept_b + 1 / kept_c)
+        more = rounds - k
+        mdc = detectable_change(spread * np.sqrt(1 / (kept_b + more) + 1 / (kept_c + more)),
+                                kept_b + kept_c + 2 * more - 2, change_conf, THRESHOLD, design.power)
+        final = (codes != UNDECIDED) | (k == rounds) | (mdc > SLOWDOWN)
+        newly = (outcome < 0) & final
+        outcome[newly], used[newly] = codes[newly], k
+    return {"change": change, "sd": sd, "shape": kind, "n": n,
+            "detected": float(np.mean(outcome == DETECTED)), "not_detected": float(np.mean(outcome == NOT_DETECTED)),
+            "undecided": float(np.mean(outcome == UNDECIDED)), "forks": float(used.mean())}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--forks", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--base", type=int, default=BASE, help="baseline forks from the variability runs")
+    args = parser.parse_args()
+    design = DetectionDesign(max_forks=args.forks)
+    rows = []
+    cell = 0
+    for kind in ("normal", "heavy", "bimodal", "outlier"):
+        for sd in (0.01, 0.03, 0.10):
+            for change in (0.0, 0.01, 0.05, 0.10):
+                cell += 1
+                row = simulate(args.n, change, sd, kind, design, args.seed * 1000 + cell, args.base)
+                rows.append(row)
+                print(json.dumps(row))
+    print()
+    print("| shape | fork s.d. | true change | detected | not detected | not detectable at this budget | forks |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['shape']} | {r['sd']:.0%} | {r['change']:+.0%} | {r['detected']:.1%} | {r['not_detected']:.1%} | "
+              f"{r['undecided']:.1%} | {r['forks']:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
