@@ -31,7 +31,7 @@ import numpy as np
 
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import Adapter
-from benchwarden.assess.detect import Detection, DetectionDesign, detect_sequential, detect_study
+from benchwarden.assess.detect import Detection, DetectionDesign, Outcome, detect_sequential, detect_study
 from benchwarden.assess.inject import (
     InjectionFailed,
     InjectionPrecision,
@@ -456,6 +456,14 @@ class Campaign:
                 self.warnings.append(f"{pair.method}: {pair.key} failed ({pair.error}); counted as not detecting")
                 continue
             detections.append(pair.detection)
+        overshot: dict[str, list[str]] = {}
+        for d in detections:
+            if d.outcome is Outcome.OVERSHOT:
+                overshot.setdefault(d.method, []).append(d.benchmark)
+        for method, keys in overshot.items():
+            self.warnings.append(f"{method}: slowed by more than {slowdown:.0%} in {len(keys)} benchmark(s) "
+                                 f"({', '.join(keys[:3])}{', ...' if len(keys) > 3 else ''}): too short for a precise "
+                                 f"wait, or its recursion compounds; those pairs do not count as detecting it")
         return detections, spent
 
     def _paired_runs(self, variants, base_by_key) -> tuple[list[RunData], float]:

@@ -15,6 +15,10 @@ is decided or the budget (``forks``) is spent (:class:`DetectionDesign`):
   test does not object (compare's "slower"); **not detected**: the equivalence interval lies inside
   the band (the benchmark's change is surely below the threshold); anything else after the last
   look: **undecided** — "not detectable at this budget";
+* **overshot**: a benchmark's change cannot exceed ``v`` (below), so a change interval wholly above
+  ``1 + v`` means the method was slowed by more than ``v`` — a busy wait too long for a method of a few
+  nanoseconds (a clock read alone takes 20–130 ns), or compounding recursion.  Such a pair is reported as
+  "injection overshot" and not counted as detecting ``v``: it answers a larger question;
 * **futility**: a benchmark's change cannot exceed ``v`` (the slowed calls take ``(1 + v)`` times as long,
   and they are at most all of the benchmark's time), so when the change detectable at the full budget
   (:func:`detectable_change`) already exceeds ``v``, more forks cannot decide: the pair stops at once as
@@ -62,10 +66,12 @@ class Outcome(str, enum.Enum):
     DETECTED = "detected"
     NOT_DETECTED = "not detected"
     UNDECIDED = "undecided"  # not detectable at this budget
+    OVERSHOT = "overshot"  # the benchmark surely changed by more than v: the injection was not v
 
     @property
     def label(self) -> str:
-        return "not detectable at this budget" if self is Outcome.UNDECIDED else self.value
+        return {Outcome.UNDECIDED: "not detectable at this budget",
+                Outcome.OVERSHOT: "injection overshot"}.get(self, self.value)
 
 
 # Vectorised codes of :func:`decide_looks`.
@@ -243,7 +249,7 @@ def smallest_detectable_slowdown(look: DetectionLook, slowdown: float) -> float 
     if not (look.change[0] > 1.0 and look.ratio > 1.0 and math.isfinite(look.mdc) and math.isfinite(look.se)
             and slowdown > 0):
         return None
-    share = math.expm1(math.log(look.ratio) - Z_80 * look.se) / slowdown
+    share = min(1.0, math.expm1(math.log(look.ratio) - Z_80 * look.se) / slowdown)  # f <= 1 by construction
     return look.mdc / share if share > 0 else None
 
 
@@ -260,6 +266,14 @@ def detect_sequential(method: str, benchmark: str, base: ForkData, slowed: ForkD
         outcome, look, smallest = look_at(base, slowed, slowdown, threshold, design)
     except ValueError as exc:
         return Detection(method, benchmark, "compare", Outcome.UNDECIDED, warnings=(f"no evidence: {exc}",))
+    if outcome is Outcome.DETECTED and look.change[0] > 1.0 + slowdown:
+        # A benchmark cannot change by more than v when the method is slowed by v (its calls are at most all of
+        # the benchmark's time), so this one was slowed by more: a wait too long for a very short method, or
+        # compounding recursion.  It answers a larger question than v's, so it is not counted as detecting v.
+        note = (f"the benchmark changed by {look.ratio - 1:+.0%} (interval from {look.change[0] - 1:+.0%}), more "
+                f"than the {slowdown:.0%} injected: the method is too short for a precise wait, or its recursion "
+                f"compounds; not counted as detecting {slowdown:.0%}")
+        return Detection(method, benchmark, "compare", Outcome.OVERSHOT, look=look, warnings=(note,))
     futile = look.mdc > slowdown
     if outcome is Outcome.UNDECIDED and not final and not futile:
         return None

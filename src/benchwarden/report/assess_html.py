@@ -78,6 +78,6 @@ def assessment_html(docs: Sequence[Mapping[str, Any]], home: str | None = None) 
 def _state(cell: Mapping[str, Any] | None) -> str:
     if cell is None:
         return "not-run"
-    if cell.get("outcome") == "undecided":
+    if cell.get("outcome") in ("undecided", "overshot"):
         return "undecided"
     return "detected" if cell["detected"] else "missed"

@@ -71,7 +71,7 @@ def matrix(doc: Mapping[str, Any]) -> tuple[list[str], list[str], dict[tuple[str
     return methods, benchmarks, cells
 
 
-MARKS = {"detected": "✓ ", "not detected": "· ", "undecided": "? "}
+MARKS = {"detected": "✓ ", "not detected": "· ", "undecided": "? ", "overshot": "! "}
 
 
 def cell_text(cell: Mapping[str, Any] | None) -> str:
@@ -90,7 +90,8 @@ def cell_text(cell: Mapping[str, Any] | None) -> str:
 def matrix_title(doc: Mapping[str, Any]) -> str:
     if doc.get("rule") == "compare":
         return ("detection matrix (✓ compare would call the benchmark slower, · its change is surely below "
-                "compare's threshold, ? not detectable at this budget; the benchmark's measured change)")
+                "compare's threshold, ? not detectable at this budget, ! injection overshot: the benchmark changed "
+                "by more than v; the benchmark's measured change)")
     return ("detection matrix (✓ detected in every repetition, · ran slowed but not detected; the smaller change "
             "of the repetitions)")
 

@@ -213,3 +213,17 @@ def test_a_look_that_cannot_be_computed_is_undecided_never_detected():
     detection = detect_sequential("m", "b", [[1.0, float("nan")]], [[2.0], [2.0]], 0.1, 0.03, DESIGN)
     assert detection is not None and detection.outcome is Outcome.UNDECIDED and detection.warnings
     assert detect_sequential("m", "b", [[1.0]] * 5, [[1.0]], 0.1, 0.03, DESIGN) is None  # before the first look
+
+
+def test_a_benchmark_that_changed_by_more_than_v_reports_an_overshot_injection_not_a_detection():
+    """A 10 % slowdown cannot make a benchmark 50 % slower; when it did, the wait was longer than v of the method
+    (gin's nanosecond methods: +190 % at v = 10 %), so the pair answers a larger question and is not counted."""
+    rng = np.random.default_rng(9)
+    detection = detect_sequential("m", "b", forks(rng, 8, 100.0, 0.01), forks(rng, 2, 150.0, 0.01), 0.1, 0.03, DESIGN)
+    assert detection.outcome is Outcome.OVERSHOT and not detection.detected and detection.detectable_from is None
+    assert "more than the 10% injected" in detection.warnings[0]
+    report = score(["m"], [detection], {"b": 0.01}, 0.1)
+    assert not report.methods[0].covered
+    # within v it is an ordinary detection, and f is never taken above 1
+    within = detect_sequential("m", "b", forks(rng, 8, 100.0, 0.01), forks(rng, 2, 110.0, 0.01), 0.1, 0.03, DESIGN)
+    assert within.outcome is Outcome.DETECTED and within.detectable_from >= within.look.mdc
