@@ -87,7 +87,7 @@ def go(work: Path, processes: int) -> list[tuple[str, str, float, list[float], l
             for _ in range(processes):
                 env = {**os.environ, "PROBE_FACTOR": str(factor), "PROBE_N": n, "PROBE_TARGET": target}
                 done = subprocess.run(["go", "test", "-count=1", "-v", "-run", "TestInjectedSlowdown", "."], cwd=copy,
-                                      env=env, capture_output=True, text=True)  # fails outside ±20 %: still logged
+                                      env=env, capture_output=True, text=True)  # the measured slowdown is logged whatever the test decides
                 match = re.search(r"injected slowdown (-?[\d.]+)", done.stdout)
                 if match is None:
                     raise SystemExit(f"go probe printed no slowdown:\n{done.stdout}{done.stderr}")
