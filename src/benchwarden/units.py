@@ -128,3 +128,16 @@ def from_ns_per_op(value_ns: float, unit: str) -> float:
     if num == "ops":
         return TIME_UNITS_NS[den] / value_ns
     return value_ns / TIME_UNITS_NS[num]
+
+
+def parse_relative(value: object) -> float:
+    """``0.02``, ``"2%"`` or ``"0.02"`` -> 0.02 (no range check); ValueError for anything else, booleans included.
+
+    The shared reading of relative amounts (``[compare] min_change``, ``[assess] slowdown``); callers check the
+    range and word the error for their key."""
+    if isinstance(value, bool):
+        raise ValueError(f"not a number: {value!r}")
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).strip()
+    return float(text[:-1]) / 100.0 if text.endswith("%") else float(text)

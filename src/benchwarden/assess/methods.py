@@ -19,7 +19,7 @@ from typing import Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from benchwarden.units import parse_duration_s
+from benchwarden.units import parse_duration_s, parse_relative
 
 _PATTERNS = {
     "jmh": re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*#[A-Za-z_$][\w$]*(\([\w$.\[\], ]*\))?$"),
@@ -68,16 +68,10 @@ def parse_slowdown(value: object) -> float | None:
     naming the value otherwise.  A slowdown is relative and positive; it may exceed 100 % (``3`` = 4× slower)."""
     if isinstance(value, str) and value.strip().lower() == "study":
         return None
-    if isinstance(value, bool):
-        raise ValueError(f"expected a slowdown such as '10%', 0.1 or 'study', got {value!r}")
-    if isinstance(value, (int, float)):
-        number = float(value)
-    else:
-        text = str(value).strip()
-        try:
-            number = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
-        except ValueError:
-            raise ValueError(f"expected a slowdown such as '10%', 0.1 or 'study', got {value!r}") from None
+    try:
+        number = parse_relative(value)
+    except ValueError:
+        raise ValueError(f"expected a slowdown such as '10%', 0.1 or 'study', got {value!r}") from None
     if not (math.isfinite(number) and number > 0):
         raise ValueError(f"expected a finite, positive slowdown such as '10%' or 0.1, got {value!r}")
     return number

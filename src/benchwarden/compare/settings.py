@@ -30,20 +30,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from benchwarden.compare.sequential import SequentialDesign
 from benchwarden.metrics.catalog import GATE_NAMES
+from benchwarden.units import parse_relative
 
 
 def parse_fraction(value: Any) -> float:
     """``0.02``, ``"2%"`` or ``"0.02"`` -> 0.02; ValueError naming the value otherwise."""
-    if isinstance(value, bool):
-        raise ValueError(f"expected a fraction such as 0.02 or '2%', got {value!r}")
-    if isinstance(value, (int, float)):
-        number = float(value)
-    else:
-        text = str(value).strip()
-        try:
-            number = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
-        except ValueError:
-            raise ValueError(f"expected a fraction such as 0.02 or '2%', got {value!r}") from None
+    try:
+        number = parse_relative(value)
+    except ValueError:
+        raise ValueError(f"expected a fraction such as 0.02 or '2%', got {value!r}") from None
     if not 0 <= number < 1:
         raise ValueError(f"expected a fraction in [0, 1) such as 0.02 or '2%', got {value!r}")
     return number
