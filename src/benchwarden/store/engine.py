@@ -19,6 +19,8 @@ that must survive ``kill -9`` and be read while a run writes:
 
 from __future__ import annotations
 
+import random
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -127,11 +129,34 @@ def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     try:
         cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA journal_mode = WAL")
+        _enter_wal_mode(cursor)
         cursor.execute("PRAGMA synchronous = FULL")
         cursor.execute("PRAGMA foreign_keys = ON")
     finally:
         cursor.close()
+
+
+def _enter_wal_mode(cursor: Any, timeout_s: float = SQLITE_BUSY_TIMEOUT_MS / 1000) -> None:
+    """``PRAGMA journal_mode = WAL``, retried while another connection holds the lock it needs.
+
+    Switching a new (rollback-journal) database to WAL upgrades a shared lock to an exclusive one.  When
+    two connections make that upgrade at once SQLite fails one of them with SQLITE_BUSY *at once*,
+    without calling the busy handler, because waiting could deadlock (sqlite.org/lockingv3.html,
+    "deadlock"; the busy_timeout does not apply).  Several processes opening a fresh store together hit
+    this (69 of 300 trials of four connections here); the loser retries after a short, jittered sleep until the other has
+    switched the file (after which the pragma is a no-op), within the same time budget as busy_timeout.
+    """
+    deadline = time.monotonic() + timeout_s
+    delay = 0.005
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(delay * (0.5 + random.random()))
+        delay = min(delay * 2, 0.2)
 
 
 def _on_sqlite_begin(conn: sa.Connection) -> None:
