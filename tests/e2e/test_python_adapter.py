@@ -286,8 +286,11 @@ def fastest_pair_ns(adapter, ctx, first, second, env_first=None, env_second=None
 def test_example_slowdown_switch_makes_tokenize_slower(adapter, example):
     ctx, benchmarks = example
     tokenize = find(benchmarks, "bench_wordstat.Tokenize.time_tokenize[size=1000]")
-    normal, slow = fastest_pair_ns(adapter, ctx, tokenize, tokenize, env_second={"WORDSTAT_SLOW": "1"})
-    assert slow / normal > 1.25, (normal, slow)  # ~1.7x by design (wordstat._tokenize_per_chunk)
+    normal, slow = fastest_pair_ns(adapter, ctx, tokenize, tokenize, env_second={"WORDSTAT_SLOW": "1"}, forks=5)
+    # 1.6-1.7x on a quiet machine (its size is checked on instruction counts in test_metrics_examples).  On this
+    # kind of VM a process's speed can drop by up to 1.6x for seconds (host contention: a CI run measured 441 µs
+    # for the fast variant's fastest iteration against ~290 µs quiet), so the test asks for a clear "slower".
+    assert slow / normal > 1.15, (normal, slow)
 
 
 def test_example_hash_counting_beats_sorted_counting(adapter, example):

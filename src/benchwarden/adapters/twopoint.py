@@ -7,6 +7,9 @@ A :class:`TwoPointFork` runs, for one benchmark:
 2. a **short** execution of ``short_ops`` operations, once per fork;
 3. per iteration, a **long** execution of ``long_ops`` operations; the iteration's value is
    ``(cost(long) − cost(short)) / (long_ops − short_ops)`` (:func:`benchwarden.metrics.twopoint.per_op`).
+   For instructions, the first long execution's count per operation re-sizes ``long_ops`` when the
+   time-based guess gave fewer than 10⁸ instructions between the points; that execution is then not kept
+   (:func:`benchwarden.metrics.twopoint.ops_for_count`).
 
 The cost of an execution is its CPU time (user + system, from ``wait4`` of the process and what it
 waited for) or its instruction count (Valgrind's cachegrind, :mod:`benchwarden.metrics.valgrind`).
@@ -225,7 +228,8 @@ class TwoPointFork:
         short = self._runner.run(harness.argv(self.short_ops), env, self._deadline(), counted=True)
         if short is None:
             return
-        for _ in range(plan.max_iterations):
+        iterations, resized = 0, plan.metric != "instructions"
+        while iterations < plan.max_iterations:
             long = self._runner.run(harness.argv(n), env, self._deadline(), counted=True)
             if long is None:
                 return
@@ -233,6 +237,14 @@ class TwoPointFork:
                 value = twopoint.per_op(short.cost, long.cost, self.short_ops, n)
             except ValueError as exc:
                 raise ForkFailed(harness.label, "garbage", str(exc), self._runner.tail()) from None
+            if not resized:  # the first count sizes the rest; an undersized first one is not kept
+                resized = True
+                larger = twopoint.ops_for_count(value, valgrind.MIN_INSTRUCTIONS, short_ops=self.short_ops,
+                                                long_ops=n)
+                if larger is not None:
+                    self.long_ops = n = larger
+                    continue
+            iterations += 1
             secondary = dict(long.report.secondary)
             if plan.metric == "cpu" and long.report.ns_per_op:
                 secondary[label("wall", "ns/op")] = long.report.ns_per_op
