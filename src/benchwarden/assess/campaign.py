@@ -85,7 +85,8 @@ class AssessOptions:
     config_path: str = ""
     seed: int = 0
     rule: str = "compare"
-    forks: int = 5  # rule "compare": slowed forks per (method, benchmark) at most
+    min_forks: int = 2  # rule "compare": slowed forks per (method, benchmark) before the first look
+    max_forks: int = 5  # rule "compare": slowed forks per (method, benchmark) at most
     min_change: float = 0.03  # rule "compare": compare's threshold ([compare] min_change, thresholds)
     thresholds: tuple[tuple[str, float], ...] = ()
 
@@ -384,7 +385,7 @@ class Campaign:
         """
         if not variants:
             return [], 0.0
-        design = DetectionDesign(max_forks=self.options.forks)
+        design = DetectionDesign(min_forks=self.options.min_forks, max_forks=self.options.max_forks)
         base_plan = {p.benchmark.id.key: p for p in plan.benchmarks}
         base: dict[str, list[list[float]]] = {}
         pending: list[_SlowedPair] = []

@@ -17,7 +17,7 @@ import math
 import re
 from typing import Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from benchwarden.units import parse_duration_s, parse_relative
 
@@ -50,7 +50,14 @@ class AssessSettings(BaseModel):
     unstable_cv: float = Field(default=0.15, gt=0)
     unstable_spread: float = Field(default=0.25, gt=0)
     rule: Literal["compare", "study"] = "compare"
-    forks: int = Field(default=5, ge=2, le=100)
+    min_forks: int = Field(default=2, ge=1, le=100)
+    max_forks: int = Field(default=5, ge=2, le=100)
+
+    @model_validator(mode="after")
+    def _forks(self) -> "AssessSettings":
+        if self.min_forks > self.max_forks:
+            raise ValueError(f"min_forks ({self.min_forks}) must not exceed max_forks ({self.max_forks})")
+        return self
 
     @field_validator("budget", mode="before")
     @classmethod

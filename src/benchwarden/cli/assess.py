@@ -44,14 +44,16 @@ def _slowdown_option(ctx: click.Context, param: click.Parameter, value: str | No
 @click.option("--budget", callback=parse_duration_option, metavar="DURATION", help="Time budget of the smoke subset (default 10m).")
 @click.option("--rule", type=click.Choice(["compare", "study"]),
               help="Detection rule: compare's verdict, sequential (default), or the study's two repetitions.")
-@click.option("--forks", type=click.IntRange(min=2, max=100),
+@click.option("--min-forks", type=click.IntRange(min=1, max=100),
+              help="Rule compare: slowed forks per (method, benchmark) before the first look (default 2).")
+@click.option("--max-forks", type=click.IntRange(min=2, max=100),
               help="Rule compare: slowed forks per (method, benchmark) at most (default 5).")
 @click.option("--stubs", "stubs_dir", type=click.Path(path_type=Path, file_okay=False),
               help="Write a benchmark stub per uncovered method into this directory.")
 @click.option("--html", "html_file", type=click.Path(path_type=Path, dir_okay=False), help="Write an HTML report.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress messages.")
-def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, forks, stubs_dir, html_file,
-                   quiet) -> int:
+def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, min_forks, max_forks, stubs_dir,
+                   html_file, quiet) -> int:
     """Assess the suite: how stable each benchmark is, and which core API methods it would notice getting slower.
 
     Runs the suite N times (reusing stored runs of the same commit), slows each method of K′ down for
@@ -69,8 +71,14 @@ def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, 
 
     config = load_config(inv.config_path)
     settings = cast(AssessSettings, config.section("assess", AssessSettings))
-    if forks is not None and (rule or settings.rule) == "study":
-        raise UsageError("--forks applies to the compare rule; the study's rule runs [assess] repetitions")
+    for name, value in (("--min-forks", min_forks), ("--max-forks", max_forks)):
+        if value is not None and (rule or settings.rule) == "study":
+            raise UsageError(f"{name} applies to the compare rule; the study's rule runs [assess] repetitions")
+    lowest = min_forks if min_forks is not None else settings.min_forks
+    highest = max_forks if max_forks is not None else settings.max_forks
+    if lowest > highest:
+        raise UsageError(f"the first look after {lowest} slowed forks (--min-forks / [assess] min_forks) comes "
+                         f"after the last, {highest} (--max-forks / [assess] max_forks)")
     suites = _assessable(config, inv.suite)
     log = (lambda message: None) if (quiet or inv.json) else \
         (lambda message: inv.err_console.print(f"assess: {rich_text(message)}", highlight=False))
@@ -81,7 +89,7 @@ def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, 
     try:
         with tempfile.TemporaryDirectory(prefix="benchwarden-assess-") as workdir:
             for suite in suites:
-                options = _options(settings, suite, config, inv, runs, methods, top, slowdown, budget, rule, forks)
+                options = _options(settings, suite, config, inv, runs, methods, top, slowdown, budget, rule, (lowest, highest))
                 log(f"suite {suite.name}: {options.runs} baseline runs, then slowdown injection")
                 try:
                     result = Campaign(suite, store, scratch, Path(workdir) / suite.name, options, log=log).run()
@@ -122,7 +130,7 @@ def _assessable(config: Config, names: tuple[str, ...]) -> list[Suite]:
 
 
 def _options(settings: AssessSettings, suite: Suite, config: Config, inv: Invocation, runs, methods, top,
-             slowdown, budget, rule, forks) -> AssessOptions:
+             slowdown, budget, rule, forks: tuple[int, int]) -> AssessOptions:
     from benchwarden.assess.campaign import AssessOptions
     from benchwarden.assess.methods import check_method
     from benchwarden.compare.settings import CompareSettings
@@ -153,7 +161,7 @@ def _options(settings: AssessSettings, suite: Suite, config: Config, inv: Invoca
         test_command=tuple(test_command) if test_command else None, packages=tuple(settings.packages),
         budget_s=budget if budget is not None else settings.budget, unstable_cv=settings.unstable_cv,
         unstable_spread=settings.unstable_spread, cli_filter=inv.filter, config_path=str(config.path),
-        rule=rule or settings.rule, forks=forks or settings.forks, min_change=compare.min_change,
+        rule=rule or settings.rule, min_forks=forks[0], max_forks=forks[1], min_change=compare.min_change,
         thresholds=tuple(compare.thresholds.items()))
 
 

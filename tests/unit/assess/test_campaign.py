@@ -72,7 +72,7 @@ def test_the_compare_rule_asks_about_10_percent_and_measures_each_pair_until_dec
     detectable at this budget; setup_only never times c: not detected.  Thresholds: the smallest slowdown
     detected."""
     suite = make_suite(tmp_path)
-    c, store, scratch, injector = campaign(tmp_path, suite, slowdown=0.1, forks=5, min_change=0.05)
+    c, store, scratch, injector = campaign(tmp_path, suite, slowdown=0.1, max_forks=5, min_change=0.05)
     result = c.run()
     outcome = {(d.method, d.benchmark): d.outcome.value for d in result.detections}
     assert outcome == {("lib:a", "fast"): "detected", ("lib:a", "noisy"): "undecided",
@@ -103,6 +103,19 @@ def test_the_compare_rule_asks_about_10_percent_and_measures_each_pair_until_dec
     assert [r.label for r in store.list_runs()] == ["assess:baseline"] * 3
     assert result.cost.extra_baseline_s == 0 and result.cost.injected_s > 0
     assert result.slowdown == 0.1 and result.rule == "compare"
+
+
+def test_a_fixed_sample_measures_every_pair_to_the_end_and_agrees_on_the_clear_cases(tmp_path):
+    """min_forks = max_forks: one look after 4 slowed forks for every pair (the brute-force reference of
+    benchmarks/assess_agreement.py); the pairs the sequential design decided early come out the same."""
+    suite = make_suite(tmp_path)
+    c, *_ = campaign(tmp_path, suite, slowdown=0.1, min_forks=4, max_forks=4, min_change=0.05)
+    result = c.run()
+    assert {d.look.slowed_forks for d in result.detections} == {4}
+    outcome = {(d.method, d.benchmark): d.outcome.value for d in result.detections}
+    assert outcome["lib:a", "fast"] == outcome["lib:b", "solo"] == "detected"
+    assert outcome["lib:b", "fast"] == outcome["lib:c", "setup_only"] == "not detected"
+    assert outcome["lib:a", "noisy"] == "undecided"  # 4 forks do not decide +5 % under a 40 % spread either
 
 
 def test_stored_runs_of_the_same_clean_commit_are_reused(tmp_path):

@@ -50,8 +50,14 @@ def test_slowdown_and_rule_options_are_strict(tmp_path):
     assert status == 2 and "--slowdown" in err and "expected a slowdown such as '10%'" in err
     status, _, err = run_cli(tmp_path, PY_SUITE, "--slowdown", "-10%")
     assert status == 2 and "positive slowdown" in err
-    status, _, err = run_cli(tmp_path, PY_SUITE, "--rule", "study", "--forks", "3")
-    assert status == 2 and "--forks applies to the compare rule" in err
+    status, _, err = run_cli(tmp_path, PY_SUITE, "--rule", "study", "--max-forks", "3")
+    assert status == 2 and "--max-forks applies to the compare rule" in err
+    status, _, err = run_cli(tmp_path, PY_SUITE, "--min-forks", "6")  # after the default last look, 5
+    assert status == 2 and "--min-forks" in err and "after the last, 5" in err
+    status, _, err = run_cli(tmp_path, PY_SUITE + '[assess]\nmin_forks = 4\nmax_forks = 3\n')
+    assert status == 2 and "min_forks (4) must not exceed max_forks (3)" in err
+    status, _, err = run_cli(tmp_path, PY_SUITE, "--forks", "3")  # the old name is not silently accepted
+    assert status == 2 and "--forks" in err
     status, _, err = run_cli(tmp_path, PY_SUITE + '[assess]\nslowdown = "lots"\n')
     assert status == 2 and "assess.slowdown" in err
 

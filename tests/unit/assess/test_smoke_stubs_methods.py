@@ -114,7 +114,8 @@ def test_method_names_are_checked_per_language(kind, good, bad):
 
 def test_assess_settings_validate_with_clear_errors():
     s = AssessSettings.model_validate({"methods": ["a:b"], "budget": "2m", "runs": 3})
-    assert s.budget == 120.0 and s.runs == 3 and s.top == 20 and s.rule == "compare" and s.forks == 5
+    assert s.budget == 120.0 and s.runs == 3 and s.top == 20 and s.rule == "compare"
+    assert (s.min_forks, s.max_forks) == (2, 5)
     assert s.slowdown == 0.10  # the user's question by default: would the suite notice 10 %?
     assert AssessSettings.model_validate({"slowdown": "25%"}).slowdown == 0.25
     assert AssessSettings.model_validate({"slowdown": 3}).slowdown == 3.0  # 4x slower
