@@ -3,12 +3,14 @@
 Each simulated (method, benchmark) pair has ``BASE`` baseline forks from the variability runs, then rounds
 of one slowed fork and one fresh baseline fork, judged after every round from the second on by
 :func:`benchwarden.assess.detect.decide_looks` (the function the campaign uses), with the futility stop of
-:func:`~benchwarden.assess.detect.detect_sequential` (the change detectable at the full budget exceeds v).
+:func:`~benchwarden.assess.detect.detect_sequential` (the change detectable at the full budget exceeds v) and,
+unless ``--no-screen``, the screening of benchmarks too noisy for v before any slowed fork
+(:func:`~benchwarden.assess.detect.screen_mdc`; such pairs count as undecided with 0 forks).
 Log fork summaries: the benchmark's true change plus noise of the given shape and fork spread.
 
 Prints one JSON line per cell and a Markdown table for docs/assess.md.
 
-Usage: ``.venv/bin/python benchmarks/assess_detection_simulation.py [--n 2000] [--forks 5] [--base 10] [--seed 1]``
+Usage: ``.venv/bin/python benchmarks/assess_detection_simulation.py [--n 2000] [--forks 5] [--base 10] [--seed 1] [--no-screen]``
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from benchwarden.assess.detect import (
     DetectionDesign,
     decide_looks,
     detectable_change,
+    screen_mdc,
 )
 
 BASE = 10  # the default 5 baseline runs x 2 forks (--base 4: the e2e tests' 2 runs x 2 forks)
@@ -48,7 +51,7 @@ def noise(rng: np.random.Generator, shape: tuple[int, ...], sd: float, kind: str
 
 
 def simulate(n: int, change: float, sd: float, kind: str, design: DetectionDesign, seed: int,
-             base: int = BASE) -> dict:
+             base: int = BASE, screen: bool = True) -> dict:
     rng = np.random.default_rng(seed)
     rounds = design.max_forks
     y_base = noise(rng, (n, base + rounds), sd, kind)
@@ -56,6 +59,8 @@ def simulate(n: int, change: float, sd: float, kind: str, design: DetectionDesig
     outcome = np.full(n, -1)
     used = np.zeros(n, dtype=int)
     change_conf = design.confidences()[0]
+    screened = screen_mdc(y_base[:, :base], THRESHOLD, design) > SLOWDOWN if screen else np.zeros(n, dtype=bool)
+    outcome[screened] = UNDECIDED
     for k in range(design.min_forks, rounds + 1):
         codes, _, result = decide_looks(y_base[:, :base + k], y_slow[:, :k], THRESHOLD, design)
         kept_b = (~result.drop_base).sum(-1)
@@ -69,7 +74,8 @@ def simulate(n: int, change: float, sd: float, kind: str, design: DetectionDesig
         outcome[newly], used[newly] = codes[newly], k
     return {"change": change, "sd": sd, "shape": kind, "n": n,
             "detected": float(np.mean(outcome == DETECTED)), "not_detected": float(np.mean(outcome == NOT_DETECTED)),
-            "undecided": float(np.mean(outcome == UNDECIDED)), "forks": float(used.mean())}
+            "undecided": float(np.mean(outcome == UNDECIDED)), "screened": float(np.mean(screened)),
+            "forks": float(used.mean())}
 
 
 def main() -> None:
@@ -78,6 +84,7 @@ def main() -> None:
     parser.add_argument("--forks", type=int, default=5)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--base", type=int, default=BASE, help="baseline forks from the variability runs")
+    parser.add_argument("--no-screen", action="store_true", help="no screening of noisy benchmarks before slowed forks")
     args = parser.parse_args()
     design = DetectionDesign(max_forks=args.forks)
     rows = []
@@ -86,15 +93,16 @@ def main() -> None:
         for sd in (0.01, 0.03, 0.10):
             for change in (0.0, 0.01, 0.05, 0.10):
                 cell += 1
-                row = simulate(args.n, change, sd, kind, design, args.seed * 1000 + cell, args.base)
+                row = simulate(args.n, change, sd, kind, design, args.seed * 1000 + cell, args.base, not args.no_screen)
                 rows.append(row)
                 print(json.dumps(row))
     print()
-    print("| shape | fork s.d. | true change | detected | not detected | not detectable at this budget | forks |")
+    print("| shape | fork s.d. | true change | detected | not detected | not detectable at this budget "
+          "(screened out) | forks |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(f"| {r['shape']} | {r['sd']:.0%} | {r['change']:+.0%} | {r['detected']:.1%} | {r['not_detected']:.1%} | "
-              f"{r['undecided']:.1%} | {r['forks']:.2f} |")
+              f"{r['undecided']:.1%} ({r['screened']:.1%}) | {r['forks']:.2f} |")
 
 
 if __name__ == "__main__":

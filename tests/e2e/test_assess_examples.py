@@ -191,7 +191,8 @@ def test_assess_python_example(tmp_path):
 def test_assess_go_example_with_the_compare_rule(tmp_path):
     """The default rule on real processes: CountWordsHash slowed by 50 % (BenchmarkCountWordsHash spends ~90 % of
     its time in it; its CPU time per operation spreads ~10 % between forks) is detected, with the smallest
-    slowdown it would detect; BenchmarkNoisy (CV ~80 %) cannot tell within the budget and says so early."""
+    slowdown it would detect; BenchmarkNoisy (CV ~80 %) cannot tell within the budget and says so before any slowed
+    fork."""
     suite, tmp = assess(tmp_path, "go", GO_COMPARE_TOML, "--slowdown", "50%")
     assert suite["rule"] == "compare" and suite["slowdown"] == {"v": 0.5, "source": "--slowdown"}
     detail = json.dumps({"detections": suite["detections"], "warnings": suite["warnings"]}, indent=1)
@@ -199,7 +200,9 @@ def test_assess_go_example_with_the_compare_rule(tmp_path):
     stable, noisy = cells["BenchmarkCountWordsHash"], cells["BenchmarkNoisy"]
     assert stable["outcome"] == "detected" and stable["interval"][0] > 1.0, detail
     assert 2 <= stable["slowed_forks"] <= 5 and stable["base_forks"] == 4 + stable["slowed_forks"]
-    assert noisy["outcome"] == "undecided" and noisy["mdc"] > 0.5, detail  # could not detect even 50 %
+    # its baseline forks alone show it could not detect even 50 %: screened out, never slowed
+    assert noisy["outcome"] == "undecided" and "slowed_forks" not in noisy, detail
+    assert noisy["warnings"][0].startswith("not measured: the baseline forks of BenchmarkNoisy"), detail
     method = next(m for m in suite["abs"]["methods"] if m["method"] == "example.com/wordstat.CountWordsHash")
     assert method["covered"] and method["undecided_by"] == ["BenchmarkNoisy"]
     assert method["detection_threshold"] is not None and 0 < method["detection_threshold"] < 2, detail

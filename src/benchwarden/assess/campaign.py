@@ -21,6 +21,7 @@ policy applies (dynamic stopping, when the suite configures it).
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from dataclasses import dataclass, field, replace
@@ -31,7 +32,14 @@ import numpy as np
 
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import Adapter
-from benchwarden.assess.detect import Detection, DetectionDesign, Outcome, detect_sequential, detect_study
+from benchwarden.assess.detect import (
+    Detection,
+    DetectionDesign,
+    Outcome,
+    detect_sequential,
+    detect_study,
+    screen_mdc,
+)
 from benchwarden.assess.inject import (
     InjectionFailed,
     InjectionPrecision,
@@ -303,16 +311,57 @@ class Campaign:
     def _inject(self, methods: Sequence[str], slowdown: float, reach: ReachMap, plan: Plan,
                 variability: VariabilityReport, baselines: Sequence[RunData]):
         """Slow each method down in the benchmarks that reach it and decide, by the rule, which detect it."""
-        variants, reached, errors, prepare_s = self._variants(methods, slowdown, reach, variability)
+        sequential = self.options.rule == "compare" and self.options.min_forks < self.options.max_forks
+        # a fixed sample (min_forks = max_forks) stops nothing early, not even at 0 forks: the brute-force reference
+        screened = self._screen(baselines, variability, slowdown) if sequential else {}
+        variants, reached, errors, prepare_s = self._variants(methods, slowdown, reach, variability, set(screened))
         if self.options.rule == "study":
             detections, injected_s = self._detect_study(variants, plan, slowdown, errors)
         else:
             detections, injected_s = self._detect_sequential(variants, plan, baselines, slowdown, errors)
+            for method in methods:
+                if method in errors:
+                    continue
+                for key in reached.get(method, ()):
+                    if key in screened:
+                        detections.append(self._screened(method, key, slowdown, screened[key]))
         return detections, reached, errors, injected_s, prepare_s
 
-    def _variants(self, methods: Sequence[str], slowdown: float, reach: ReachMap, variability: VariabilityReport):
-        """One slowed variant per method that some assessed benchmark reaches: (method, variant, suite name,
-        planned benchmarks by key); methods whose injection cannot be prepared go to ``errors``."""
+    def _design(self) -> DetectionDesign:
+        return DetectionDesign(min_forks=self.options.min_forks, max_forks=self.options.max_forks)
+
+    def _screen(self, baselines: Sequence[RunData], variability: VariabilityReport, slowdown: float) -> dict[str, float]:
+        """Benchmarks too noisy for ``slowdown`` before any slowed fork (:func:`screen_mdc`): key -> the change
+        they could detect at the full budget.  Their pairs are not measured: no variant is built for a method
+        that only they reach, and they get no fresh baseline forks."""
+        from benchwarden.stats.logratio import log_summaries
+
+        design, out = self._design(), {}
+        for key in variability.by_key():
+            rows = [row for run in baselines for row in (_forks(run, key) or [])]
+            try:
+                y = log_summaries(rows, name="baseline")
+            except ValueError:
+                continue  # no usable baseline: the pairs will say so
+            mdc = float(screen_mdc(y, self.options.threshold_for(key), design))
+            if math.isfinite(mdc) and mdc > slowdown:  # inf: no spread known (one fork), so measure it
+                out[key] = mdc
+        if out:
+            self.log(f"{len(out)} benchmark(s) too noisy to detect {slowdown:.0%} within {design.max_forks} slowed "
+                     f"forks, not measured: {', '.join(sorted(out)[:5])}{', ...' if len(out) > 5 else ''}")
+        return out
+
+    def _screened(self, method: str, key: str, slowdown: float, mdc: float) -> Detection:
+        note = (f"not measured: the baseline forks of {key} spread so much that within {self.options.max_forks} "
+                f"slowed forks it could detect only a change of {mdc:.1%} or more (at the spread's 80 % lower "
+                f"bound), more than the {slowdown:.0%} a method can cause")
+        return Detection(method, key, "compare", Outcome.UNDECIDED, warnings=(note,))
+
+    def _variants(self, methods: Sequence[str], slowdown: float, reach: ReachMap, variability: VariabilityReport,
+                  screened: set[str] = frozenset()):  # type: ignore[assignment]
+        """One slowed variant per method that some assessed, unscreened benchmark reaches: (method, variant,
+        suite name, planned benchmarks by key); methods whose injection cannot be prepared go to ``errors``.
+        ``reached`` lists every assessed benchmark reaching a method, the screened ones included."""
         assessed = set(variability.by_key())
         reached: dict[str, list[str]] = {}
         errors: dict[str, str] = {}
@@ -323,6 +372,10 @@ class Campaign:
             reached[method] = keys
             if not keys:
                 self.log(f"[{index}/{len(methods)}] {method}: reached by no benchmark")
+                continue
+            keys = [k for k in keys if k not in screened]
+            if not keys:
+                self.log(f"[{index}/{len(methods)}] {method}: every benchmark reaching it is too noisy; not slowed")
                 continue
             self.log(f"[{index}/{len(methods)}] {method}: preparing a variant slowed by {slowdown:.0%} "
                      f"for {len(keys)} benchmark(s)")
@@ -385,7 +438,7 @@ class Campaign:
         """
         if not variants:
             return [], 0.0
-        design = DetectionDesign(min_forks=self.options.min_forks, max_forks=self.options.max_forks)
+        design = self._design()
         base_plan = {p.benchmark.id.key: p for p in plan.benchmarks}
         base: dict[str, list[list[float]]] = {}
         pending: list[_SlowedPair] = []

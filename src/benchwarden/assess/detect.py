@@ -23,7 +23,9 @@ is decided or the budget (``forks``) is spent (:class:`DetectionDesign`):
   and they are at most all of the benchmark's time), so when the change detectable at the full budget
   (:func:`detectable_change`) already exceeds ``v``, more forks cannot decide: the pair stops at once as
   undecided (recursion that compounds, or an imprecise wait in a very short method, can break the bound;
-  both are reported: docs/assess.md);
+  both are reported: docs/assess.md).  The same question is first asked of the baseline forks alone
+  (:func:`screen_mdc`, with the spread at its 80 % lower bound): a benchmark that fails it is not slowed
+  at all, its pairs are undecided with 0 forks;
 * the looks (after 2, 3, …, ``forks`` slowed forks) share the error rates by Bonferroni's inequality
   (each look at ``α/L`` for ``L`` looks; Dunn 1961): simple, valid whatever the dependence between
   looks, and with at most a handful of looks barely more conservative than alpha spending.
@@ -236,6 +238,47 @@ def detectable_change(se, df, confidence: float, threshold: float, power: float)
     value = np.where(ok, np.expm1(np.maximum(math.log1p(threshold), c * ses) + scistats.t.ppf(power, dfs) * ses),
                      np.inf)
     return float(value) if value.ndim == 0 else value
+
+
+#: a benchmark is screened out as too noisy when even its fork spread's lower bound at this confidence is
+SCREEN_CONFIDENCE = 0.8
+
+
+def screen_mdc(y_base, threshold: float, design: DetectionDesign, confidence: float = SCREEN_CONFIDENCE):
+    """The benchmark change the rule could detect at the full budget, from the baseline forks alone: the
+    futility stop (module docstring) decided before any slowed fork is run.
+
+    ``y_base``: log fork summaries (last axis: forks; leading axes broadcast).  The slowed variant is taken to
+    spread as the baseline does (the pooled t assumes it).  The screen must not remove a benchmark that could
+    decide, so its spread is deliberately small: the smaller of the s.d. after compare's outlier test and the
+    smallest s.d. left when any one fork is left out (the ESD test needs 5 forks; with 4, one outlying fork
+    would otherwise pass for noise: a simulated 1 %-spread benchmark with a 3× outlier among 4 baseline forks
+    was screened out half the time), then at its one-sided lower ``confidence`` bound
+    ``s·√((n−1)/χ²_{confidence, n−1})`` (the chi-square interval of a normal s.d.).  With ``n`` baseline forks
+    and ``m = max_forks`` fresh baseline and slowed forks each: :func:`detectable_change` at
+    ``se = σ·√(1/(n+m) + 1/m)``, ``df = n + 2m − 2``.  ``inf`` with fewer than 2 forks.  A float for one
+    benchmark, else an array.  Simulated screening rates: benchmarks/assess_detection_simulation.py.
+    """
+    from benchwarden.stats.logratio import esd_outliers
+
+    y = np.asarray(y_base, dtype=float)
+    keep = ~esd_outliers(y)
+    n = keep.sum(-1)
+    mean = np.where(keep, y, 0.0).sum(-1) / np.maximum(n, 1)
+    ok = n >= 2
+    dfs = np.where(ok, n - 1, 1)
+    sd = np.sqrt(np.where(keep, (y - mean[..., None]) ** 2, 0.0).sum(-1) / dfs)
+    size = y.shape[-1]
+    if size >= 3:  # leave one out: from the sums of the centred values, for every fork at once
+        c = y - y.mean(-1, keepdims=True)
+        rest_sum = c.sum(-1, keepdims=True) - c
+        rest_sq = (c**2).sum(-1, keepdims=True) - c**2
+        loo = np.sqrt(np.maximum(rest_sq - rest_sum**2 / (size - 1), 0.0) / (size - 2))
+        sd = np.minimum(sd, loo.min(-1))
+    low = sd * np.sqrt(dfs / scistats.chi2.ppf(confidence, dfs))
+    m = design.max_forks
+    se = np.where(ok, low * np.sqrt(1.0 / (n + m) + 1.0 / m), np.inf)
+    return detectable_change(se, np.where(ok, n + 2 * m - 2, 0), design.confidences()[0], threshold, design.power)
 
 
 def smallest_detectable_slowdown(look: DetectionLook, slowdown: float) -> float | None:

@@ -20,6 +20,7 @@ from benchwarden.assess.detect import (
     detect_study,
     detectable_change,
     look_at,
+    screen_mdc,
     study_check,
 )
 from benchwarden.assess.score import score
@@ -227,3 +228,28 @@ def test_a_benchmark_that_changed_by_more_than_v_reports_an_overshot_injection_n
     # within v it is an ordinary detection, and f is never taken above 1
     within = detect_sequential("m", "b", forks(rng, 8, 100.0, 0.01), forks(rng, 2, 110.0, 0.01), 0.1, 0.03, DESIGN)
     assert within.outcome is Outcome.DETECTED and within.detectable_from >= within.look.mdc
+
+
+def test_screening_from_the_baseline_alone_matches_a_hand_computed_detectable_change():
+    """screen_mdc by hand: the smallest s.d. of the log forks with one of them left out, at its 80 % chi-square
+    lower bound, then the binding condition of detectable_change with n baseline + m fresh baseline forks
+    against m slowed forks."""
+    design = DetectionDesign(max_forks=5)
+    y = np.log([100.0, 104.0, 97.0, 101.0, 110.0, 95.0])  # 6 forks, no ESD outlier among them
+    n, m = 6, 5
+    s = min(np.std(y, ddof=1), *(np.std(np.delete(y, i), ddof=1) for i in range(n)))
+    assert s == pytest.approx(np.std(np.delete(y, 4), ddof=1))  # leaving out 110 narrows it most
+    low = s * np.sqrt((n - 1) / sps.chi2.ppf(0.8, n - 1))
+    se = low * np.sqrt(1 / (n + m) + 1 / m)
+    df = n + 2 * m - 2
+    c = sps.t.ppf(1 - (1 - design.confidences()[0]) / 2, df)
+    expected = np.expm1(max(np.log1p(0.03), c * se) + sps.t.ppf(0.8, df) * se)
+    assert screen_mdc(y, 0.03, design) == pytest.approx(expected, rel=1e-12)
+    # vectorised over benchmarks; a quiet one stays in, a noisy one is screened out at v = 10 %
+    rng = np.random.default_rng(3)
+    both = np.stack([rng.normal(0, 0.01, 8), rng.normal(0, 0.3, 8)])
+    quiet, noisy = screen_mdc(both, 0.03, design)
+    assert quiet < 0.1 < noisy
+    assert screen_mdc(np.array([0.0]), 0.03, design) == np.inf  # one fork: no spread known (not screened out)
+    # one outlying fork among 4 (too few for the ESD test) does not get a quiet benchmark screened out
+    assert screen_mdc(np.log([1.0, 1.01, 0.99, 3.0]), 0.03, design) < 0.1
