@@ -15,7 +15,7 @@ A pair the sequential design left "not detectable at this budget" that the large
 disagreement, not excused: it is what a user of the default design would have missed.
 
 Usage: ``.venv/bin/python benchmarks/assess_agreement.py [--only go] [--slowdown 10%] [--fixed 10]
-[--max-forks 5] [--runs 3] [--iteration-time 100ms] [--iterations 5]``.  Prints one JSON line per pair and per example,
+[--max-forks 5] [--runs 3] [--iteration-time 100ms] [--iterations 5] [--metric cpu]``.  Prints one JSON line per pair and per example,
 then a Markdown table for docs/assess.md.
 """
 
@@ -59,8 +59,11 @@ def agreement(example: str, args: argparse.Namespace) -> dict:
         shutil.copytree(ROOT / "examples" / example, copy,
                         ignore=shutil.ignore_patterns(".benchwarden", "target", "__pycache__"))
         warmup = 5 if example == "jmh" else 2
-        toml = SETTINGS.format(iteration=args.iteration_time, warmup=warmup, iterations=args.iterations) + \
-            SUITES[example].format(runs=args.runs)
+        suite = SUITES[example].format(runs=args.runs)
+        if args.metric:
+            kind = f'kind = "{example}"'
+            suite = suite.replace(kind, f'{kind}\nmetric = "{args.metric}"', 1)
+        toml = SETTINGS.format(iteration=args.iteration_time, warmup=warmup, iterations=args.iterations) + suite
         (copy / "benchwarden.toml").write_text(toml, encoding="utf-8")
         (copy / ".gitignore").write_text(".benchwarden/\ntarget/\n__pycache__/\n", encoding="utf-8")
         git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
@@ -83,7 +86,7 @@ def agreement(example: str, args: argparse.Namespace) -> dict:
     both = [r for r in rows if r["sequential"] and r["brute_force"]]
     detected_agree = sum((r["sequential"] == "detected") == (r["brute_force"] == "detected") for r in both)
     outcome_agree = sum(r["sequential"] == r["brute_force"] for r in both)
-    summary = {"example": example, "slowdown": args.slowdown, "fixed": args.fixed, "pairs": len(both),
+    summary = {"example": example, "metric": args.metric or "time", "slowdown": args.slowdown, "fixed": args.fixed, "pairs": len(both),
                "missing": len(rows) - len(both),
                "agree_detected": detected_agree / len(both) if both else float("nan"),
                "agree_outcome": outcome_agree / len(both) if both else float("nan"),
@@ -106,13 +109,14 @@ def main_() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--iteration-time", default="100ms")
     parser.add_argument("--iterations", type=int, default=5)
+    parser.add_argument("--metric", choices=["time", "cpu"], help="the suite's metric (default: its own, time)")
     args = parser.parse_args()
     rows = [agreement(example, args) for example in args.only or ["go"]]
-    print("\n| example | v | pairs | detected (sequential / fixed) | agree on detected | agree on outcome | "
+    print("\n| example | metric | v | pairs | detected (sequential / fixed) | agree on detected | agree on outcome | "
           "slowed phase: sequential / fixed (of the study's) |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['example']} | {r['slowdown']} | {r['pairs']} | {r['sequential_detected']} / {r['brute_detected']} "
+        print(f"| {r['example']} | {r['metric']} | {r['slowdown']} | {r['pairs']} | {r['sequential_detected']} / {r['brute_detected']} "
               f"| {r['agree_detected']:.0%} | {r['agree_outcome']:.0%} | {r['sequential_ratio']:.2f} / "
               f"{r['brute_ratio']:.2f} |")
 

@@ -198,14 +198,20 @@ def test_assess_go_example_with_the_compare_rule(tmp_path):
     detail = json.dumps({"detections": suite["detections"], "warnings": suite["warnings"]}, indent=1)
     cells = {d["benchmark"]: d for d in suite["detections"] if d["method"] == "example.com/wordstat.CountWordsHash"}
     stable, noisy = cells["BenchmarkCountWordsHash"], cells["BenchmarkNoisy"]
-    assert stable["outcome"] == "detected" and stable["interval"][0] > 1.0, detail
+    # noticed: detected, or on a contended machine "overshot" (the busy wait follows the method's wall-clock
+    # time, so a preemption inside a call lengthens its wait: a CI run beside other work measured +71 % for
+    # the 50 % injected; injection precision is measured in benchmarks/injection_precision.py, not here)
+    assert stable["outcome"] in ("detected", "overshot") and stable["interval"][0] > 1.0, detail
     assert 2 <= stable["slowed_forks"] <= 5 and stable["base_forks"] == 4 + stable["slowed_forks"]
     # its baseline forks alone show it could not detect even 50 %: screened out, never slowed
     assert noisy["outcome"] == "undecided" and "slowed_forks" not in noisy, detail
     assert noisy["warnings"][0].startswith("not measured: the baseline forks of BenchmarkNoisy"), detail
     method = next(m for m in suite["abs"]["methods"] if m["method"] == "example.com/wordstat.CountWordsHash")
-    assert method["covered"] and method["undecided_by"] == ["BenchmarkNoisy"]
-    assert method["detection_threshold"] is not None and 0 < method["detection_threshold"] < 2, detail
+    assert method["undecided_by"] == ["BenchmarkNoisy"]
+    if stable["outcome"] == "detected":
+        assert method["covered"] and 0 < method["detection_threshold"] < 2, detail
+    else:
+        assert not method["covered"] and "not counted as detecting 50%" in stable["warnings"][0], detail
     capitalize = next(m for m in suite["abs"]["methods"] if m["method"] == "example.com/wordstat.CapitalizeWords")
     assert not capitalize["covered"] and capitalize["reached_by"] == []
     html = (tmp / "assess.html").read_text(encoding="utf-8")
