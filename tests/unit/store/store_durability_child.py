@@ -12,6 +12,7 @@ exits 130, as the runner does.
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 
@@ -32,6 +33,10 @@ def main(store_path: str, hold_at: int | None) -> int:
             print(f"committing {hold_at}", flush=True)
             time.sleep(600)  # until the parent kills or interrupts us, however long a loaded machine takes
 
+    # Python turns SIGINT into KeyboardInterrupt only if SIGINT was not ignored when it started, and a shell
+    # starts background jobs (`cmd &`) with SIGINT ignored: a test run launched that way made this child
+    # sleep through the parent's Ctrl-C.  The runner's Ctrl-C path is what is tested, so install it.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     sa.event.listen(sa.engine.Engine, "commit", on_commit)
     store = open_store(store_path)
     bench = make_benchmark(1)
