@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,7 @@ from pathlib import Path
 from benchwarden.cli import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from assess_cost import SETTINGS, SUITES  # noqa: E402  (the same settings as the cost table)
+from assess_cost import SUITES, add_settings_arguments, prepare_example  # noqa: E402  (the cost table's settings)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,22 +54,13 @@ def _pairs(suite: dict) -> dict[tuple[str, str], dict]:
 
 def agreement(example: str, args: argparse.Namespace) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"assess-agreement-{example}-") as tmp:
-        copy = Path(tmp) / example
-        shutil.copytree(ROOT / "examples" / example, copy,
-                        ignore=shutil.ignore_patterns(".benchwarden", "target", "__pycache__"))
-        warmup = 5 if example == "jmh" else 2
-        suite = SUITES[example].format(runs=args.runs)
-        if args.metric:
-            kind = f'kind = "{example}"'
-            suite = suite.replace(kind, f'{kind}\nmetric = "{args.metric}"', 1)
-        toml = SETTINGS.format(iteration=args.iteration_time, warmup=warmup, iterations=args.iterations) + suite
-        (copy / "benchwarden.toml").write_text(toml, encoding="utf-8")
+        config = prepare_example(example, args, tmp, args.metric)
+        copy = config.parent
         (copy / ".gitignore").write_text(".benchwarden/\ntarget/\n__pycache__/\n", encoding="utf-8")
         git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
         subprocess.run([*git, "init", "-q"], cwd=copy, check=True)
         subprocess.run([*git, "add", "-A"], cwd=copy, check=True)
         subprocess.run([*git, "commit", "-q", "-m", "example"], cwd=copy, check=True)
-        config = copy / "benchwarden.toml"
         common = ["--slowdown", args.slowdown]
         sequential, seq_wall = _assess(config, *common, "--max-forks", str(args.max_forks))
         brute, brute_wall = _assess(config, *common, "--min-forks", str(args.fixed), "--max-forks", str(args.fixed))
@@ -106,9 +96,7 @@ def main_() -> None:
     parser.add_argument("--slowdown", default="10%")
     parser.add_argument("--fixed", type=int, default=10, help="slowed forks per pair of the brute-force run")
     parser.add_argument("--max-forks", type=int, default=5, help="the sequential design's budget (default 5)")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--iteration-time", default="100ms")
-    parser.add_argument("--iterations", type=int, default=5)
+    add_settings_arguments(parser)
     parser.add_argument("--metric", choices=["time", "cpu"], help="the suite's metric (default: its own, time)")
     args = parser.parse_args()
     rows = [agreement(example, args) for example in args.only or ["go"]]

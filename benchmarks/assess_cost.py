@@ -73,18 +73,34 @@ methods = ["wordstat:tokenize", "wordstat:count_words_hash", "wordstat:count_wor
 }
 
 
+def add_settings_arguments(parser: argparse.ArgumentParser) -> None:
+    """The iteration settings and baseline runs of the examples' assessment (shared with assess_agreement.py)."""
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--iteration-time", default="100ms")
+    parser.add_argument("--iterations", type=int, default=5)
+
+
+def prepare_example(example: str, args: argparse.Namespace, tmp: str, metric: str | None = None) -> Path:
+    """A copy of the example in ``tmp`` with a benchwarden.toml of these settings; its config path."""
+    copy = Path(tmp) / example
+    shutil.copytree(ROOT / "examples" / example, copy,
+                    ignore=shutil.ignore_patterns(".benchwarden", "target", "__pycache__"))
+    warmup = 5 if example == "jmh" else 2
+    suite = SUITES[example].format(runs=args.runs)
+    if metric:
+        kind = f'kind = "{example}"'
+        suite = suite.replace(kind, f'{kind}\nmetric = "{metric}"', 1)
+    toml = SETTINGS.format(iteration=args.iteration_time, warmup=warmup, iterations=args.iterations) + suite
+    (copy / "benchwarden.toml").write_text(toml, encoding="utf-8")
+    return copy / "benchwarden.toml"
+
+
 def assess(example: str, args: argparse.Namespace) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"assess-cost-{example}-") as tmp:
-        copy = Path(tmp) / example
-        shutil.copytree(ROOT / "examples" / example, copy,
-                        ignore=shutil.ignore_patterns(".benchwarden", "target", "__pycache__"))
-        warmup = 5 if example == "jmh" else 2
-        toml = SETTINGS.format(iteration=args.iteration_time, warmup=warmup, iterations=args.iterations) + \
-            SUITES[example].format(runs=args.runs)
-        (copy / "benchwarden.toml").write_text(toml, encoding="utf-8")
+        config = prepare_example(example, args, tmp)
         out, err = io.StringIO(), io.StringIO()
         start = time.monotonic()
-        status = main(["assess", "--config", str(copy / "benchwarden.toml"), "--json", "--rule", args.rule,
+        status = main(["assess", "--config", str(config), "--json", "--rule", args.rule,
                        "--slowdown", args.slowdown], stdout=out, stderr=err)
         wall_s = time.monotonic() - start
         if status != 0:
@@ -103,9 +119,7 @@ def assess(example: str, args: argparse.Namespace) -> dict:
 
 def main_() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--iteration-time", default="100ms")
-    parser.add_argument("--iterations", type=int, default=5)
+    add_settings_arguments(parser)
     parser.add_argument("--only", choices=sorted(SUITES), action="append")
     parser.add_argument("--rule", choices=["study", "compare"], default="study",
                         help="detection rule (default: the study's, as in the documented table)")

@@ -26,7 +26,7 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import AbstractSet, Callable, Sequence
 
 import numpy as np
 
@@ -358,7 +358,7 @@ class Campaign:
         return Detection(method, key, "compare", Outcome.UNDECIDED, warnings=(note,))
 
     def _variants(self, methods: Sequence[str], slowdown: float, reach: ReachMap, variability: VariabilityReport,
-                  screened: set[str] = frozenset()):  # type: ignore[assignment]
+                  screened: AbstractSet[str] = frozenset()):
         """One slowed variant per method that some assessed, unscreened benchmark reaches: (method, variant,
         suite name, planned benchmarks by key); methods whose injection cannot be prepared go to ``errors``.
         ``reached`` lists every assessed benchmark reaching a method, the screened ones included."""

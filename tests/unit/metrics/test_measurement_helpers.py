@@ -44,7 +44,6 @@ def test_long_ops_by_time_and_by_instructions():
 def test_an_undersized_count_resizes_the_long_execution_from_the_measured_count_per_op():
     # the loaded-VM case: 62 operations of 555k instructions = 34 M, a third of the 10^8 wanted
     assert twopoint.ops_for_count(555_000, 1e8, short_ops=3, long_ops=62) == 3 + 181
-    assert (184 - 3) * 555_000 >= 1e8
     assert twopoint.ops_for_count(250_000, 1e8, short_ops=3, long_ops=403) is None  # 10^8 already
     assert twopoint.ops_for_count(250_000, 1e8, short_ops=3, long_ops=330) is None  # 82 %: within the slack
     assert twopoint.ops_for_count(250_000, 1e8, short_ops=3, long_ops=300) == 403
