@@ -5,7 +5,9 @@ of one slowed fork and one fresh baseline fork, judged after every round from th
 :func:`benchwarden.assess.detect.decide_looks` (the function the campaign uses), with the futility stop of
 :func:`~benchwarden.assess.detect.detect_sequential` (the change detectable at the full budget exceeds v) and,
 unless ``--no-screen``, the screening of benchmarks too noisy for v before any slowed fork
-(:func:`~benchwarden.assess.detect.screen_mdc`; such pairs count as undecided with 0 forks).
+(:func:`~benchwarden.assess.detect.screen_mdc`; such pairs count as undecided with 0 forks), and the
+"overshot" rule (:func:`~benchwarden.assess.detect.overshot`: the true change never exceeds v here, so every
+overshot is the rule's price: a detection it does not count).
 Log fork summaries: the benchmark's true change plus noise of the given shape and fork spread.
 
 Prints one JSON line per cell and a Markdown table for docs/assess.md.
@@ -24,10 +26,12 @@ import numpy as np
 from benchwarden.assess.detect import (
     DETECTED,
     NOT_DETECTED,
+    OVERSHOT,
     UNDECIDED,
     DetectionDesign,
     decide_looks,
     detectable_change,
+    overshot,
     screen_mdc,
 )
 
@@ -62,19 +66,22 @@ def simulate(n: int, change: float, sd: float, kind: str, design: DetectionDesig
     screened = screen_mdc(y_base[:, :base], THRESHOLD, design) > SLOWDOWN if screen else np.zeros(n, dtype=bool)
     outcome[screened] = UNDECIDED
     for k in range(design.min_forks, rounds + 1):
-        codes, _, result = decide_looks(y_base[:, :base + k], y_slow[:, :k], THRESHOLD, design)
+        codes, decision, result = decide_looks(y_base[:, :base + k], y_slow[:, :k], THRESHOLD, design)
         kept_b = (~result.drop_base).sum(-1)
         kept_c = (~result.drop_cand).sum(-1)
         spread = result.statistic.se / np.sqrt(1 / kept_b + 1 / kept_c)
         more = rounds - k
         mdc = detectable_change(spread * np.sqrt(1 / (kept_b + more) + 1 / (kept_c + more)),
                                 kept_b + kept_c + 2 * more - 2, change_conf, THRESHOLD, design.power)
+        beyond = overshot(np.exp(decision.change[0]), np.exp(decision.estimate), mdc, SLOWDOWN)
+        codes = np.where((codes == DETECTED) & beyond, OVERSHOT, codes)
         final = (codes != UNDECIDED) | (k == rounds) | (mdc > SLOWDOWN)
         newly = (outcome < 0) & final
         outcome[newly], used[newly] = codes[newly], k
     return {"change": change, "sd": sd, "shape": kind, "n": n,
             "detected": float(np.mean(outcome == DETECTED)), "not_detected": float(np.mean(outcome == NOT_DETECTED)),
-            "undecided": float(np.mean(outcome == UNDECIDED)), "screened": float(np.mean(screened)),
+            "undecided": float(np.mean(outcome == UNDECIDED)), "overshot": float(np.mean(outcome == OVERSHOT)),
+            "screened": float(np.mean(screened)),
             "forks": float(used.mean())}
 
 
@@ -98,11 +105,11 @@ def main() -> None:
                 print(json.dumps(row))
     print()
     print("| shape | fork s.d. | true change | detected | not detected | not detectable at this budget "
-          "(screened out) | forks |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+          "(screened out) | overshot | forks |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(f"| {r['shape']} | {r['sd']:.0%} | {r['change']:+.0%} | {r['detected']:.1%} | {r['not_detected']:.1%} | "
-              f"{r['undecided']:.1%} ({r['screened']:.1%}) | {r['forks']:.2f} |")
+              f"{r['undecided']:.1%} ({r['screened']:.1%}) | {r['overshot']:.1%} | {r['forks']:.2f} |")
 
 
 if __name__ == "__main__":

@@ -230,6 +230,22 @@ def test_a_benchmark_that_changed_by_more_than_v_reports_an_overshot_injection_n
     assert within.outcome is Outcome.DETECTED and within.detectable_from >= within.look.mdc
 
 
+def test_a_noisy_benchmark_detected_beyond_v_reports_an_overshot_injection():
+    """gin's BenchmarkRecoveryMiddleware: +109 % at v = 10 % with an interval reaching below 1 + v, from a benchmark
+    that could detect only 57 %.  Too noisy to detect v, detected only through the excess: overshot, not counted.
+    A quiet benchmark detecting a change just above 1 + v (within its noise) keeps its detection."""
+    rng = np.random.default_rng(2)
+    noisy = detect_sequential("m", "b", forks(rng, 10, 100.0, 0.12), forks(rng, 3, 145.0, 0.12), 0.1, 0.03, DESIGN)
+    look = noisy.look
+    assert look.change[0] > 1.0 and look.change[0] < 1.1 < look.ratio and look.mdc > 0.1  # not the interval rule
+    assert noisy.outcome is Outcome.OVERSHOT and not noisy.detected
+    assert "too noisy to detect 10%" in noisy.warnings[0] and f"{look.mdc:.1%}" in noisy.warnings[0]
+    rng = np.random.default_rng(5)
+    quiet = detect_sequential("m", "b", forks(rng, 10, 100.0, 0.01), forks(rng, 2, 110.5, 0.01), 0.1, 0.03, DESIGN)
+    assert quiet.look.ratio > 1.1 and quiet.look.change[0] < 1.1 and quiet.look.mdc < 0.1
+    assert quiet.outcome is Outcome.DETECTED
+
+
 def test_screening_from_the_baseline_alone_matches_a_hand_computed_detectable_change():
     """screen_mdc by hand: the smallest s.d. of the log forks with one of them left out, at its 80 % chi-square
     lower bound, then the binding condition of detectable_change with n baseline + m fresh baseline forks
