@@ -12,7 +12,7 @@ Log fork summaries: the benchmark's true change plus noise of the given shape an
 
 Prints one JSON line per cell and a Markdown table for docs/assess.md.
 
-Usage: ``.venv/bin/python benchmarks/assess_detection_simulation.py [--n 2000] [--forks 5] [--base 10] [--seed 1] [--no-screen]``
+Usage: ``.venv/bin/python benchmarks/assess_detection_simulation.py [--n 2000] [--forks 5] [--min-forks 2] [--base 10] [--seed 1] [--no-screen]``
 """
 
 from __future__ import annotations
@@ -88,12 +88,13 @@ def simulate(n: int, change: float, sd: float, kind: str, design: DetectionDesig
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=2000)
-    parser.add_argument("--forks", type=int, default=5)
+    parser.add_argument("--forks", type=int, default=5, help="slowed forks at most (max_forks)")
+    parser.add_argument("--min-forks", type=int, default=DetectionDesign().min_forks, help="the first look")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--base", type=int, default=BASE, help="baseline forks from the variability runs")
     parser.add_argument("--no-screen", action="store_true", help="no screening of noisy benchmarks before slowed forks")
     args = parser.parse_args()
-    design = DetectionDesign(max_forks=args.forks)
+    design = DetectionDesign(min_forks=args.min_forks, max_forks=args.forks)
     rows = []
     cell = 0
     for kind in ("normal", "heavy", "bimodal", "outlier"):

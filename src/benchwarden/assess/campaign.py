@@ -355,7 +355,7 @@ class Campaign:
         note = (f"not measured: the baseline forks of {key} spread so much that within {self.options.max_forks} "
                 f"slowed forks it could detect only a change of {mdc:.1%} or more (at the spread's 80 % lower "
                 f"bound), more than the {slowdown:.0%} a method can cause")
-        return Detection(method, key, "compare", Outcome.UNDECIDED, warnings=(note,))
+        return Detection(method, key, "compare", Outcome.UNDECIDED, warnings=(note,), screened_mdc=mdc)
 
     def _variants(self, methods: Sequence[str], slowdown: float, reach: ReachMap, variability: VariabilityReport,
                   screened: AbstractSet[str] = frozenset()):

@@ -151,7 +151,9 @@ class Detection:
     """Whether ``benchmark`` detects the slowdown of ``method``, by ``rule``.
 
     ``checks``: the study's repetitions; ``look`` and ``detectable_from`` (the smallest slowdown of the
-    method the benchmark detects within the budget, a fraction; None when unknown): the compare rule.
+    method the benchmark detects within the budget, a fraction; None when unknown): the compare rule;
+    ``screened_mdc``: the pair was screened out before any slowed fork, and this is the benchmark change it
+    could detect at the full budget (:func:`screen_mdc`).
     """
 
     method: str
@@ -162,6 +164,7 @@ class Detection:
     look: DetectionLook | None = None
     detectable_from: float | None = None
     warnings: tuple[str, ...] = ()
+    screened_mdc: float | None = None
 
     @property
     def detected(self) -> bool:
@@ -337,7 +340,7 @@ def detect_sequential(method: str, benchmark: str, base: ForkData, slowed: ForkD
             note = (f"the benchmark changed by {look.ratio - 1:+.0%}, more than the {slowdown:.0%} injected, and it "
                     f"is too noisy to detect {slowdown:.0%} (within {design.max_forks} forks it detects "
                     f"{look.mdc:.1%}): the detection rests on an injection larger than {slowdown:.0%}; not counted "
-                    f"as detecting it")
+                    f"as detecting {slowdown:.0%}")
         return Detection(method, benchmark, "compare", Outcome.OVERSHOT, look=look, warnings=(note,))
     futile = look.mdc > slowdown
     if outcome is Outcome.UNDECIDED and not final and not futile:

@@ -89,7 +89,10 @@ def _detection(d: Detection) -> dict[str, Any]:
                          "significant": c.significant, "large_enough": c.large_enough}
                         for c in d.checks],
         "warnings": list(d.warnings),
+        "screened": d.screened_mdc is not None,
     }
+    if d.screened_mdc is not None:  # never slowed: the change its baseline forks alone say it could detect
+        doc["mdc"] = _num(d.screened_mdc)
     if d.look is not None:
         look = d.look
         doc.update({

@@ -71,6 +71,8 @@ def test_json_tables_and_html_of_the_compare_rule(tmp_path):
     assert a["undecided_by"] == ["noisy"] and 0.05 < a["detection_threshold"] < 0.15
     cell = next(d for d in doc["detections"] if (d["method"], d["benchmark"]) == ("lib:a", "noisy"))
     assert cell["outcome"] == "undecided" and "slowed_forks" not in cell  # screened: never slowed
+    assert cell["screened"] and cell["mdc"] > 0.1 and f"{cell['mdc']:.1%}" in cell["warnings"][0]
+    assert not next(d for d in doc["detections"] if (d["method"], d["benchmark"]) == ("lib:a", "fast"))["screened"]
     assert "not measured" in cell["warnings"][0] and "more than the 10% a method can cause" in cell["warnings"][0]
     table = methods_table(doc)
     titles = [c.title for c in table.columns]
