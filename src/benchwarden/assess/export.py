@@ -57,7 +57,8 @@ def assessment_to_json(a: SuiteAssessment) -> dict[str, Any]:
                           "excluded": list(x.excluded)} for x in a.abs.variants],
             "methods": [{"method": m.method, "covered": m.covered, "redundancy": m.redundancy,
                          "detected_by": list(m.detected_by), "reached_by": list(m.reached_by), "error": m.error,
-                         "undecided_by": list(m.undecided_by), "detection_threshold": _num(m.threshold)}
+                         "undecided_by": list(m.undecided_by), "detection_threshold": _num(m.threshold),
+                         "detection_threshold_at_least": _num(m.threshold_at_least)}
                         for m in a.abs.methods],
         },
         "detections": [_detection(d) for d in a.detections],

@@ -17,11 +17,15 @@ uncovered first, then by redundancy, so the gaps lead.
 With the compare rule each method also gets a **detection threshold**: the smallest slowdown of it that
 some benchmark detects within the budget (the minimum over its benchmarks of
 :attr:`~benchwarden.assess.detect.Detection.detectable_from`), and the benchmarks that could not decide
-within the budget ("not detectable at this budget").
+within the budget ("not detectable at this budget").  An uncovered method gets a **lower bound** instead when
+every benchmark reaching it has a known MDC (the benchmark change it detects with 80 % power at the full budget,
+measured or from the screening): a slowdown ``u`` of the method changes a benchmark by at most ``u`` (its calls
+are at most all of the benchmark's time), so no benchmark detects it reliably below ``min MDC``.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
@@ -42,6 +46,7 @@ class MethodCoverage:
     error: str | None = None  # the injection failed (method not found...): counted as uncovered
     undecided_by: tuple[str, ...] = ()  # compare rule: not decided within the budget
     threshold: float | None = None  # compare rule: smallest slowdown some benchmark detects (None: unknown)
+    threshold_at_least: float | None = None  # compare rule, uncovered: no benchmark detects a smaller slowdown
 
     @property
     def covered(self) -> bool:
@@ -101,9 +106,11 @@ def score(methods: Sequence[str], detections: Iterable[Detection], spreads: Mapp
     detected: dict[str, list[str]] = {m: [] for m in methods}
     undecided: dict[str, list[str]] = {m: [] for m in methods}
     thresholds: dict[str, list[float]] = {m: [] for m in methods}
+    mdcs: dict[str, list[float]] = {m: [] for m in methods}  # None: a pair with no known MDC
     for d in detections:
         if d.method not in detected:
             continue
+        mdcs[d.method].append(_mdc(d))
         if d.detected:
             detected[d.method].append(d.benchmark)
         elif d.outcome is Outcome.UNDECIDED:
@@ -113,7 +120,8 @@ def score(methods: Sequence[str], detections: Iterable[Detection], spreads: Mapp
     reached = reached or {}
     errors = errors or {}
     coverage = [MethodCoverage(m, tuple(sorted(reached.get(m, ()))), tuple(sorted(detected[m])), errors.get(m),
-                               tuple(sorted(undecided[m])), min(thresholds[m]) if thresholds[m] else None)
+                               tuple(sorted(undecided[m])), min(thresholds[m]) if thresholds[m] else None,
+                               _at_least(mdcs[m]) if not detected[m] and m not in errors else None)
                 for m in methods]
     coverage.sort(key=lambda c: (c.covered, c.redundancy, c.method))
     variants = []
@@ -122,3 +130,16 @@ def score(methods: Sequence[str], detections: Iterable[Detection], spreads: Mapp
         covered = tuple(c.method for c in coverage if any(b not in excluded for b in c.detected_by))
         variants.append(AbsVariant(name, tuple(sorted(excluded)), covered, len(methods)))
     return AbsReport(slowdown, tuple(coverage), tuple(variants))
+
+
+def _mdc(d: Detection) -> float | None:
+    """The benchmark change the pair's benchmark detects with 80 % power at the full budget; None if unknown."""
+    value = d.screened_mdc if d.screened_mdc is not None else (d.look.mdc if d.look is not None else None)
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _at_least(mdcs: Sequence[float | None]) -> float | None:
+    """min MDC over a method's pairs, when every pair has one (module docstring); None otherwise."""
+    if not mdcs or any(m is None for m in mdcs):
+        return None
+    return min(m for m in mdcs if m is not None)

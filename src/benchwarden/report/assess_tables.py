@@ -36,7 +36,9 @@ def methods_table(doc: Mapping[str, Any]) -> TableModel:
         detected = ", ".join(m["detected_by"]) or (m["error"] or "-")
         row = [m["method"], "yes" if m["covered"] else "NO", detected]
         if sequential:
-            row += [fmt_slowdown(m.get("detection_threshold")), ", ".join(m.get("undecided_by") or ()) or "-"]
+            at_least = m.get("detection_threshold_at_least")
+            threshold = fmt_slowdown(m.get("detection_threshold")) if at_least is None else f"≥ {fmt_slowdown(at_least)}"
+            row += [threshold, ", ".join(m.get("undecided_by") or ()) or "-"]
         model.add(row + [str(len(m["reached_by"]))], style=None if m["covered"] else "red")
     return model
 

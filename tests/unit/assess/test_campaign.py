@@ -80,6 +80,9 @@ def test_the_compare_rule_asks_about_10_percent_and_measures_each_pair_until_dec
                        ("lib:c", "setup_only"): "not detected"}
     cov = {m.method: m for m in result.abs.methods}
     assert cov["lib:a"].undecided_by == ("noisy",) and cov["lib:c"].threshold is None
+    # lib:c, uncovered: no slowdown of it below its one benchmark's MDC can be detected reliably
+    setup_only = next(d for d in result.detections if d.benchmark == "setup_only").look
+    assert cov["lib:c"].threshold_at_least == pytest.approx(setup_only.mdc) and cov["lib:a"].threshold_at_least is None
     # f = 0.8 and 0.9 with a 1 % spread: a little more than 5 % / f would do
     assert 0.06 < cov["lib:a"].threshold < 0.12 and 0.055 < cov["lib:b"].threshold < 0.11
     by_pair = {(d.method, d.benchmark): d for d in result.detections}

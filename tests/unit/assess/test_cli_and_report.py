@@ -9,7 +9,7 @@ import re
 from benchwarden.assess.export import assessment_to_json
 from benchwarden.cli import main
 from benchwarden.report.assess_html import assessment_html
-from benchwarden.report.assess_tables import abs_table, matrix_table, methods_table, variability_table
+from benchwarden.report.assess_tables import abs_table, fmt_slowdown, matrix_table, methods_table, variability_table
 from tests.unit.assess.test_campaign import campaign, make_suite
 
 
@@ -79,6 +79,10 @@ def test_json_tables_and_html_of_the_compare_rule(tmp_path):
     row_a = next(r for r in table.rows if r[0] == "lib:a")
     assert row_a[titles.index("not detectable at this budget")] == "noisy"
     assert row_a[titles.index("detects from")].endswith("%")
+    c = next(m for m in doc["abs"]["methods"] if m["method"] == "lib:c")  # uncovered: a lower bound
+    row_c = next(r for r in table.rows if r[0] == "lib:c")
+    assert c["detection_threshold"] is None and c["detection_threshold_at_least"] > 0
+    assert row_c[titles.index("detects from")] == "≥ " + fmt_slowdown(c["detection_threshold_at_least"])
     matrix = matrix_table(doc)
     row_a = next(r for r in matrix.rows if r[0] == "lib:a")
     cols = [c.title for c in matrix.columns]

@@ -246,6 +246,23 @@ def test_a_noisy_benchmark_detected_beyond_v_reports_an_overshot_injection():
     assert quiet.outcome is Outcome.DETECTED
 
 
+def test_an_uncovered_method_gets_the_smallest_mdc_of_its_benchmarks_as_a_lower_bound_of_its_threshold():
+    """A slowdown u changes a benchmark by at most u, so with MDCs of 25 % (screened) and ~20 % (measured) no
+    benchmark detects less than ~20 % reliably; a pair without a known MDC (one baseline fork) leaves the bound
+    unknown, and a covered method has its threshold instead."""
+    rng = np.random.default_rng(11)
+    measured = detect_sequential("m", "b1", forks(rng, 8, 100.0, 0.06), forks(rng, 5, 101.0, 0.06), 0.1, 0.03, DESIGN)
+    assert measured.outcome is Outcome.UNDECIDED and 0.1 < measured.look.mdc < 0.25
+    screened = Detection("m", "b2", "compare", Outcome.UNDECIDED, screened_mdc=0.25)
+    report = score(["m"], [measured, screened], {"b1": 0.05, "b2": 0.2}, 0.1)
+    assert report.methods[0].threshold_at_least == pytest.approx(measured.look.mdc)
+    unknown = Detection("m", "b3", "compare", Outcome.UNDECIDED, warnings=("no evidence: one fork",))
+    assert score(["m"], [measured, screened, unknown], {}, 0.1).methods[0].threshold_at_least is None
+    detected = detect_sequential("m", "b4", forks(rng, 8, 100.0, 0.01), forks(rng, 2, 109.0, 0.01), 0.1, 0.03, DESIGN)
+    covered = score(["m"], [measured, detected], {}, 0.1).methods[0]
+    assert covered.covered and covered.threshold is not None and covered.threshold_at_least is None
+
+
 def test_screening_from_the_baseline_alone_matches_a_hand_computed_detectable_change():
     """screen_mdc by hand: the smallest s.d. of the log forks with one of them left out, at its 80 % chi-square
     lower bound, then the binding condition of detectable_change with n baseline + m fresh baseline forks
