@@ -2,7 +2,8 @@
 uncovered, the benchmarked ones are covered, and the deliberately noisy benchmark is unstable.
 
 Tiny settings keep each suite to well under two minutes: 2 baseline runs, short iterations, 3 benchmarks.
-The three examples run the study's rule with a large slowdown (v = 3: the benchmarked methods dominate their
+The JUnit example (unit tests as workloads, issue #16) runs two of its test methods.
+The examples run the study's rule with a large slowdown (v = 3: the benchmarked methods dominate their
 benchmarks, so their time quadruples and p < 0.01 with a change of at least v/2 in both repetitions holds even
 on a busy machine): they prove the injection end to end.  The compare rule (the default) runs on the Go
 example: a stable benchmark detects a slowdown its forks can resolve and states the smallest one it would, the
@@ -98,6 +99,28 @@ methods = ["wordstat:tokenize", "wordstat:count_words_hash", "wordstat:capitaliz
 """
 
 
+JUNIT_TOML = """
+[defaults]
+iteration_time = "100ms"
+warmup = { min = 10, max = 10 }   # the JIT compiles the tests' hot loops in the first few iterations
+iterations = 6
+forks = { min = 2, max = 2 }
+timeout = "2m"
+
+[suites.unit]
+kind = "junit"
+jvm_args = ["-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch"]   # as for JMH: no first-touch stalls of a growing heap
+filter = '#(tokenizeFindsEveryWord|countsAddUpToTheWords)$'
+
+[assess]
+runs = 2
+slowdown = 3.0
+rule = "study"
+methods = ["wordstat.WordStat#tokenize(java.lang.String)", "wordstat.WordStat#countWordsHash(java.util.List)",
+           "wordstat.WordStat#capitalizeWords(java.lang.String)"]
+"""
+
+
 GO_COMPARE_TOML = """
 [defaults]
 iteration_time = "100ms"
@@ -119,8 +142,9 @@ methods = ["example.com/wordstat.CountWordsHash", "example.com/wordstat.Capitali
 
 def assess(tmp_path: Path, example: str, toml: str, *extra: str) -> tuple[dict, Path]:
     copy = tmp_path / example
-    shutil.copytree(REPO / "examples" / example, copy,
-                    ignore=shutil.ignore_patterns(".benchwarden", "target", "__pycache__"))
+    for name in (example, "jmh") if example == "junit" else (example,):  # the JUnit example tests ../jmh's code
+        shutil.copytree(REPO / "examples" / name, tmp_path / name,
+                        ignore=shutil.ignore_patterns(".benchwarden", "target", "__pycache__"))
     (copy / "benchwarden.toml").write_text(toml, encoding="utf-8")
     out, err = io.StringIO(), io.StringIO()
     status = main(["assess", "--config", str(copy / "benchwarden.toml"), "--json", "--stubs", str(tmp_path / "stubs"),
@@ -169,6 +193,25 @@ def test_assess_jmh_example(tmp_path):
                  "NoisyBench.noisy")
     stub = tmp / "stubs" / "wordstat" / "wordstat" / "bench" / "CapitalizeWordsBench.java"
     assert "wordstat.WordStat.capitalizeWords(arg0)" in stub.read_text()
+
+
+def test_assess_junit_example_unit_tests_as_workloads(tmp_path):
+    """Issue #16: the same agent slows a method down inside the JVMs that run single JUnit test methods. K′ from
+    config; reach traced per test: tokenizeFindsEveryWord reaches only tokenize, countsAddUpToTheWords both."""
+    suite, tmp = assess(tmp_path, "junit", JUNIT_TOML)
+    tokenize, count = "wordstat.WordStat#tokenize(java.lang.String)", "wordstat.WordStat#countWordsHash(java.util.List)"
+    capitalize = "wordstat.WordStat#capitalizeWords(java.lang.String)"
+    reach = {m["method"]: m["reached_by"] for m in suite["abs"]["methods"]}
+    assert reach[tokenize] == ["wordstat.WordStatTest#countsAddUpToTheWords", "wordstat.WordStatTest#tokenizeFindsEveryWord"]
+    assert reach[count] == ["wordstat.WordStatTest#countsAddUpToTheWords"] and reach[capitalize] == []
+    detail = json.dumps({"detections": suite["detections"], "warnings": suite["warnings"]}, indent=1)
+    cov = coverage(suite)
+    assert cov[tokenize] and cov[count] and not cov[capitalize], detail  # a 4x slowdown of what a test spends on
+    assert not any("injection failed" in w or "no such method" in w for w in suite["warnings"]), detail
+    cost = suite["cost"]
+    assert cost["injected_s"] > 0 and cost["trace_s"] > 0 and cost["study_runs"] == 8
+    html = (tmp / "assess.html").read_text(encoding="utf-8")
+    assert "Detection matrix" in html and "tokenizeFindsEveryWord" in html
 
 
 def test_assess_go_example_with_k_prime_from_its_tests(tmp_path):

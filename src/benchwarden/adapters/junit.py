@@ -78,15 +78,15 @@ class JunitAdapter:
                            f"-Dartifact=org.junit.platform:junit-platform-launcher:{platform}",
                            f"-DoutputDirectory={out / 'launcher'}"], f"junit-platform-launcher {platform}")
             jars += [str(p) for p in sorted((out / "launcher").glob("junit-platform-launcher-*.jar"))]
-        classpath = [str(_folder(ctx, "test_classes", DEFAULT_TEST_CLASSES)),
-                     str(_folder(ctx, "classes", DEFAULT_CLASSES)), *jars, str(junit_launcher_jar())]
+        classpath = [str(compiled_folder(ctx, "test_classes", DEFAULT_TEST_CLASSES)),
+                     str(compiled_folder(ctx, "classes", DEFAULT_CLASSES)), *jars, str(junit_launcher_jar())]
         (out / "classpath.txt").write_text("\n".join(classpath) + "\n", encoding="utf-8")
         return PreparedSuite(toolchain={"java": java_version(java, ctx.env), "junit-platform": platform})
 
     def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
         """Every test method the JUnit Platform discovers in the test classes."""
         argv = [java_executable(ctx), "-cp", _classpath(ctx), MAIN_CLASS, "list",
-                str(_folder(ctx, "test_classes", DEFAULT_TEST_CLASSES))]
+                str(compiled_folder(ctx, "test_classes", DEFAULT_TEST_CLASSES))]
         try:
             done = capture(argv, cwd=ctx.root, env=ctx.env, timeout_s=LISTING_TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -166,7 +166,8 @@ def _classpath(ctx: SuiteContext) -> str:
     return ":".join(entries)
 
 
-def _folder(ctx: SuiteContext, option: str, default: str) -> Path:
+def compiled_folder(ctx: SuiteContext, option: str, default: str) -> Path:
+    """A compiled-classes folder of the suite (``test_classes`` or ``classes``), resolved; ConfigError if misnamed."""
     value = ctx.options.get(option, default)
     if not isinstance(value, str) or not value:
         raise ConfigError("expected a folder, relative to the suite's path", key=f"suites.{ctx.name}.{option}")

@@ -1,6 +1,7 @@
 """One injector per language behind a small protocol: the suite variant that runs slowed, or traced.
 
 * JMH: an extra ``-javaagent:benchwarden-agent.jar=...`` benchmark-JVM argument (the agent, java/agent);
+* JUnit (unit tests as workloads): the same agent, on each test fork's JVM;
 * Go: a rewritten temporary copy of the module (the rewriter, go/rewriter), the suite re-rooted there;
 * Python (asv): the ``BENCHWARDEN_INJECT`` environment variable, honoured by the asv worker's import hook.
 
@@ -24,6 +25,7 @@ from typing import Callable, Mapping, Protocol, Sequence, cast
 
 from benchwarden.adapters.asv import WORKER_PATH, resolve_suite
 from benchwarden.adapters.jmh import artifact_path
+from benchwarden.adapters.junit import DEFAULT_CLASSES, DEFAULT_TEST_CLASSES, compiled_folder
 from benchwarden.config import Suite
 from benchwarden.errors import BenchwardenError, ConfigError
 from benchwarden.helpers import build as helpers
@@ -204,7 +206,7 @@ class JmhInjector:
         jar = _no_spaces(self._jar(), "agent jar")
         agent = f"-javaagent:{jar}=mode=slowdown;method={method};factor={factor!r};report={_no_spaces(report, 'report')}"
         ctx = suite.context
-        built = replace(ctx, jvm_args=tuple(ctx.jvm_args) + (agent,), build=_build_if_missing(suite))
+        built = replace(ctx, jvm_args=tuple(ctx.jvm_args) + (agent,), build=self._build_if_missing(suite))
         return Variant(replace(suite, context=built), method, report)
 
     def tracing(self, suite: Suite, packages: Sequence[str], workdir: Path,
@@ -216,7 +218,7 @@ class JmhInjector:
             return f"-javaagent:{jar}=mode=trace;packages={','.join(packages)};out={_no_spaces(out_dir, 'trace dir')}"
 
         ctx = suite.context
-        traced = replace(suite, context=replace(ctx, build=_build_if_missing(suite)))
+        traced = replace(suite, context=replace(ctx, build=self._build_if_missing(suite)))
 
         def test_run(out_dir: Path) -> TestRun | None:
             argv = tuple(test_command) if test_command else (
@@ -230,13 +232,38 @@ class JmhInjector:
         return Tracing(traced, lambda out: (tuple(ctx.jvm_args) + (agent(out),), {}), read_jsonl_traces, test_run)
 
 
-def _build_if_missing(suite: Suite) -> tuple[str, ...] | None:
-    """Keep the build only if the artifact is not there yet (the baseline runs built it already)."""
-    try:
-        artifact_path(suite.context)
-        return None
-    except BenchwardenError:
-        return suite.context.build
+    @staticmethod
+    def _build_if_missing(suite: Suite) -> tuple[str, ...] | None:
+        """Keep the build only if the artifact is not there yet (the baseline runs built it already)."""
+        try:
+            artifact_path(suite.context)
+            return None
+        except BenchwardenError:
+            return suite.context.build
+
+
+# ----------------------------------------------------------------------------------------------- JUnit
+
+
+class JunitInjector(JmhInjector):
+    """Unit tests as workloads (issue #16): the same agent, as an extra argument of each test fork's JVM (the junit
+    adapter passes the suite's ``jvm_args``); the project's own tests are traced as for JMH (``mvn test``)."""
+
+    kind = "junit"
+
+    def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]:
+        """Packages of the project's main classes (the code under test: ``classes``, default target/classes)."""
+        classes = compiled_folder(suite.context, "classes", DEFAULT_CLASSES)
+        return sorted({path.parent.relative_to(classes).as_posix().replace("/", ".")
+                       for path in classes.rglob("*.class") if path.parent != classes})
+
+    @staticmethod
+    def _build_if_missing(suite: Suite) -> tuple[str, ...] | None:
+        """Keep the build only if the compiled classes are not there yet (the baseline runs compiled them)."""
+        ctx = suite.context
+        built = all(compiled_folder(ctx, option, default).is_dir()
+                    for option, default in (("classes", DEFAULT_CLASSES), ("test_classes", DEFAULT_TEST_CLASSES)))
+        return None if built else ctx.build
 
 
 # ----------------------------------------------------------------------------------------------- Go
@@ -384,7 +411,8 @@ class PythonInjector:
         return Tracing(suite, lambda out: ((), {INJECT_ENV: spec(out)}), read_jsonl_traces, test_run)
 
 
-INJECTORS: dict[str, Callable[[], Injector]] = {"jmh": JmhInjector, "go": GoInjector, "python": PythonInjector}
+INJECTORS: dict[str, Callable[[], Injector]] = {"jmh": JmhInjector, "junit": JunitInjector, "go": GoInjector,
+                                                "python": PythonInjector}
 
 
 def injector_for(kind: str) -> Injector:

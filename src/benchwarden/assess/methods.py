@@ -26,11 +26,13 @@ _PATTERNS = {
     "go": re.compile(r"^[^\s()]+\.(\(\*[A-Za-z_]\w*\)\.|[A-Za-z_]\w*\.)?[A-Za-z_]\w*$"),
     "python": re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)?$"),
 }
+_PATTERNS["junit"] = _PATTERNS["jmh"]  # unit tests as workloads: the code under test is Java, named as for JMH
 _EXAMPLES = {
     "jmh": "pkg.Class#method(java.lang.String)",
     "go": "example.com/pkg.Func or example.com/pkg.(*T).Method",
     "python": "module:function or module:Class.method",
 }
+_EXAMPLES["junit"] = _EXAMPLES["jmh"]
 
 
 class AssessSettings(BaseModel):
@@ -89,7 +91,8 @@ def check_method(kind: str, method: str) -> str:
     text = method.strip()
     pattern = _PATTERNS.get(kind)
     if pattern is None:
-        raise ValueError(f"suites of kind '{kind}' cannot be assessed (slowdown injection exists for jmh, go, python)")
+        raise ValueError(f"suites of kind '{kind}' cannot be assessed (slowdown injection exists for "
+                         f"{', '.join(sorted(_PATTERNS))})")
     if not pattern.match(text):
         raise ValueError(f"{method!r} is not a {kind} method name; expected {_EXAMPLES[kind]}")
     return text

@@ -116,16 +116,18 @@ def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, 
 
 
 def _assessable(config: Config, names: tuple[str, ...]) -> list[Suite]:
+    from benchwarden.assess.inject import INJECTORS
+
     selected = config.select(names)
-    kinds = {"jmh", "go", "python"}
+    kinds = ", ".join(sorted(INJECTORS))
     if names:
-        bad = [s.name for s in selected if s.kind not in kinds]
+        bad = [s.name for s in selected if s.kind not in INJECTORS]
         if bad:
-            raise UsageError(f"suite(s) {', '.join(bad)} cannot be assessed: slowdown injection exists for jmh, go "
-                             f"and python suites")
-    suites = [s for s in selected if s.kind in kinds]
+            raise UsageError(f"suite(s) {', '.join(bad)} cannot be assessed: slowdown injection exists for suites "
+                             f"of kind {kinds}")
+    suites = [s for s in selected if s.kind in INJECTORS]
     if not suites:
-        raise ConfigError("no jmh, go or python suite to assess", str(config.path))
+        raise ConfigError(f"no suite to assess: slowdown injection exists for suites of kind {kinds}", str(config.path))
     return suites
 
 

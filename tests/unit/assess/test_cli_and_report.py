@@ -40,7 +40,7 @@ def test_config_errors_name_the_file_and_key(tmp_path):
 def test_command_suites_cannot_be_assessed(tmp_path):
     toml = '[suites.cli]\nkind = "command"\ncommands = { hi = "true" }\n'
     status, _, err = run_cli(tmp_path, toml)
-    assert status == 2 and "no jmh, go or python suite to assess" in err
+    assert status == 2 and "no suite to assess: slowdown injection exists for suites of kind go, jmh, junit, python" in err
     status, _, err = run_cli(tmp_path, toml, "--suite", "cli")
     assert status == 2 and "cannot be assessed" in err
 
