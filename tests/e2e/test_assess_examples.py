@@ -206,8 +206,16 @@ def test_assess_junit_example_unit_tests_as_workloads(tmp_path):
     assert reach[count] == ["wordstat.WordStatTest#countsAddUpToTheWords"] and reach[capitalize] == []
     detail = json.dumps({"detections": suite["detections"], "warnings": suite["warnings"]}, indent=1)
     cov = coverage(suite)
-    assert cov[tokenize] and cov[count] and not cov[capitalize], detail  # a 4x slowdown of what a test spends on
+    # tokenizeFindsEveryWord spends most of its body in tokenize: 4x that is well over the study's v/2 = +150 %
+    assert cov[tokenize] and not cov[capitalize], detail
     assert not any("injection failed" in w or "no such method" in w for w in suite["warnings"]), detail
+    # and no test changes by more than a 4x slowdown of one of its methods can cause (+300 %): the suite's
+    # jvm_args once reached a test fork twice, loading the agent twice, and the tests came out 5-12x slower
+    changes = {(d["method"], d["benchmark"].split("#")[1]): [r["relative_change"] for r in d["repetitions"]]
+               for d in suite["detections"]}
+    assert all(0 < c < 3.0 * 1.25 for cs in changes.values() for c in cs), detail
+    assert set(changes) == {(tokenize, "tokenizeFindsEveryWord"), (tokenize, "countsAddUpToTheWords"),
+                            (count, "countsAddUpToTheWords")}, detail
     cost = suite["cost"]
     assert cost["injected_s"] > 0 and cost["trace_s"] > 0 and cost["study_runs"] == 8
     html = (tmp / "assess.html").read_text(encoding="utf-8")

@@ -29,7 +29,7 @@ import zipfile
 from pathlib import Path
 from typing import Iterator, Mapping
 
-from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
+from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext, fork_jvm_arguments
 from benchwarden.adapters.jmh_output import (
     IterationStreamParser,
     parse_benchmark_list,
@@ -174,11 +174,10 @@ def print_time_unit(mode: str) -> str:
 def fork_jvm_args(benchmark: Benchmark, suite_args: tuple[str, ...], plan_args: tuple[str, ...]) -> list[str]:
     """``@Fork(jvmArgsAppend)`` first (JMH would otherwise drop it), then the suite's, then the plan's.
 
-    A plan that already repeats the suite's arguments at its start does not get them twice.
+    A plan that already repeats the suite's arguments at its start does not get them twice
+    (:func:`~benchwarden.adapters.base.fork_jvm_arguments`).
     """
-    if plan_args[: len(suite_args)] == suite_args:
-        plan_args = plan_args[len(suite_args):]
-    extra = list(suite_args) + list(plan_args)
+    extra = fork_jvm_arguments(suite_args, plan_args)
     if not extra:
         return []
     annotated = json.loads(benchmark.spec.get("jvm_args_append", "[]"))

@@ -30,7 +30,7 @@ import subprocess
 from pathlib import Path
 
 from benchwarden.adapters.asv import TAIL_LINES, WorkerFork
-from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
+from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext, fork_jvm_arguments
 from benchwarden.adapters.jmh import java_executable, java_version
 from benchwarden.adapters.process import ManagedProcess, capture, require_tool, run_build
 from benchwarden.errors import ConfigError, ForkFailed, ListingFailed
@@ -101,7 +101,8 @@ class JunitAdapter:
 
     def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> WorkerFork:
         """One fresh JVM running the test for up to ``plan.max_iterations`` iterations."""
-        argv = [java_executable(ctx), *ctx.jvm_args, *plan.jvm_args, "-cp", _classpath(ctx), MAIN_CLASS, "run",
+        argv = [java_executable(ctx), *fork_jvm_arguments(tuple(ctx.jvm_args), tuple(plan.jvm_args)),
+                "-cp", _classpath(ctx), MAIN_CLASS, "run",
                 benchmark.spec["unique_id"], str(max(1, round(plan.iteration_time_s * 1e9))), str(plan.max_iterations)]
         try:
             process = ManagedProcess(argv, cwd=ctx.root, env={**ctx.env, **plan.env}, merge_stderr=False,

@@ -47,3 +47,29 @@ def test_the_platform_version_is_that_of_the_engine_jar():
     assert platform_version(jars) == "1.10.2"
     assert platform_version(["/x/junit-platform-engine-1.11.0-M1.jar"]) == "1.11.0-M1"
     assert platform_version(["/m2/junit-4.13.2.jar", "/m2/hamcrest-core-1.3.jar"]) is None
+
+
+def test_a_test_fork_gets_the_suites_jvm_arguments_once(monkeypatch, tmp_path):
+    """The runner's plan repeats the suite's jvm_args and adds its own; given twice, a -javaagent loaded the
+    agent twice and slowed the method twice over (a JUnit fork slowed by v = 3 ran 11.8x slower, not ~3x)."""
+    from benchwarden.adapters import junit
+    from benchwarden.adapters.base import ForkPlan, SuiteContext
+    from benchwarden.model import Benchmark, BenchmarkId
+
+    started = []
+
+    class Recorder:
+        def __init__(self, argv, **kwargs):
+            started.append(list(argv))
+
+    monkeypatch.setattr(junit, "ManagedProcess", Recorder)
+    monkeypatch.setattr(junit, "_classpath", lambda ctx: "cp")
+    monkeypatch.setattr(junit, "java_executable", lambda ctx: "java")
+    suite_args = ("-Xmx256m", "-javaagent:agent.jar=mode=slowdown")
+    ctx = SuiteContext(name="unit", kind="junit", root=tmp_path, jvm_args=suite_args)
+    bench = Benchmark(BenchmarkId("unit", "demo.ATest#works"), "avgt", "ns/op", spec={"unique_id": "uid"})
+    plan = ForkPlan(fork_index=1, iteration_time_s=0.1, max_iterations=3, timeout_s=10, iteration_timeout_s=10,
+                    jvm_args=(*suite_args, "-Dextra=1"))
+    junit.JunitAdapter().start_fork(ctx, bench, plan)
+    (argv,) = started
+    assert argv[: argv.index("-cp")] == ["java", "-Xmx256m", "-javaagent:agent.jar=mode=slowdown", "-Dextra=1"]
