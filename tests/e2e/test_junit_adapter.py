@@ -162,3 +162,17 @@ def test_compare_finds_the_libraries_slowdown_through_its_unit_test(tmp_path):
     assert status == 1, err
     assert verdicts[WORDSTAT_TESTS[0]]["verdict"] == "slower", verdicts
     assert verdicts[WORDSTAT_TESTS[3]]["verdict"] not in ("slower", "faster"), verdicts
+
+
+def test_check_spl_assertions_over_unit_tests(tmp_path):
+    """`check` on unit tests (issue #16): tests are named as they are listed (Class#method) or by a suffix. The
+    counting test tokenizes and counts twice (~2.5x the tokenizing test here): the true ordering holds, the
+    reversed one fails, exit 1."""
+    root = copy_example(tmp_path)
+    (root / "perf.spl").write_text(
+        "`wordstat.WordStatTest#tokenizeFindsEveryWord` <= `WordStatTest#countsAddUpToTheWords`\n"
+        "`countsAddUpToTheWords` <= `tokenizeFindsEveryWord`\n", encoding="utf-8")
+    status, out, err = _cli(root, "check", str(root / "perf.spl"), "--json")
+    assert status == 1, err
+    results = [a["verdict"] for a in json.loads(out)["assertions"]]
+    assert results == ["holds", "fails"], out

@@ -99,9 +99,10 @@ def resolve(ref: str, listing: Sequence[BenchmarkId], suites: Sequence[str]) -> 
     suffix: list[tuple[str, str, str | None]] = []
     for head, path in _splits(rest):
         for s, name in names:
-            if head == name:
+            dotted = name.replace("#", ".")  # a JUnit test is listed as Class#method; JMH's Class#method is dotted
+            if head == dotted:
                 exact.append((s, name, path))
-            elif _dotted_suffix(head, name):
+            elif _dotted_suffix(head, dotted):
                 suffix.append((s, name, path))
     found = exact or suffix
     candidates = []

@@ -83,3 +83,15 @@ def test_unknown_reference_suggests_close_names():
 ])
 def test_value_matching(listed, given, ok):
     assert value_matches(listed, given) is ok
+
+
+def test_junit_tests_are_listed_with_a_hash_and_found_by_either_separator():
+    """A JUnit test is listed as pkg.Class#method; the reference that named it exactly used to be 'not found'."""
+    listing = [B("unit", "wordstat.WordStatTest#tokenizeFindsEveryWord"),
+               B("unit", "wordstat.WordStatTest#countsAddUpToTheWords")]
+    for ref in ("wordstat.WordStatTest#tokenizeFindsEveryWord", "WordStatTest#tokenizeFindsEveryWord",
+                "WordStatTest.tokenizeFindsEveryWord", "tokenizeFindsEveryWord", "unit:tokenizeFindsEveryWord"):
+        r = resolve(ref, listing, ["unit"])
+        assert (r.suite, r.name) == ("unit", "wordstat.WordStatTest#tokenizeFindsEveryWord"), ref
+    with pytest.raises(UnknownReference, match="did you mean wordstat.WordStatTest#tokenizeFindsEveryWord"):
+        resolve("WordStatTest#tokenizeFindsEveryWords", listing, ["unit"])
