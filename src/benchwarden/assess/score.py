@@ -106,7 +106,7 @@ def score(methods: Sequence[str], detections: Iterable[Detection], spreads: Mapp
     detected: dict[str, list[str]] = {m: [] for m in methods}
     undecided: dict[str, list[str]] = {m: [] for m in methods}
     thresholds: dict[str, list[float]] = {m: [] for m in methods}
-    mdcs: dict[str, list[float]] = {m: [] for m in methods}  # None: a pair with no known MDC
+    mdcs: dict[str, list[float | None]] = {m: [] for m in methods}  # None: a pair with no known MDC
     for d in detections:
         if d.method not in detected:
             continue
