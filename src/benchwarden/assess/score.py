@@ -121,7 +121,8 @@ def score(methods: Sequence[str], detections: Iterable[Detection], spreads: Mapp
     errors = errors or {}
     coverage = [MethodCoverage(m, tuple(sorted(reached.get(m, ()))), tuple(sorted(detected[m])), errors.get(m),
                                tuple(sorted(undecided[m])), min(thresholds[m]) if thresholds[m] else None,
-                               _at_least(mdcs[m]) if not detected[m] and m not in errors else None)
+                               _at_least(mdcs[m], len(reached.get(m, mdcs[m])))
+                               if not detected[m] and m not in errors else None)
                 for m in methods]
     coverage.sort(key=lambda c: (c.covered, c.redundancy, c.method))
     variants = []
@@ -138,8 +139,9 @@ def _mdc(d: Detection) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def _at_least(mdcs: Sequence[float | None]) -> float | None:
-    """min MDC over a method's pairs, when every pair has one (module docstring); None otherwise."""
-    if not mdcs or any(m is None for m in mdcs):
+def _at_least(mdcs: Sequence[float | None], reaching: int) -> float | None:
+    """min MDC over a method's pairs, when every one of the ``reaching`` benchmarks gave a pair with one (module
+    docstring; a benchmark whose forks failed gave none, and might detect less); None otherwise."""
+    if not mdcs or len(mdcs) < reaching or any(m is None for m in mdcs):
         return None
     return min(m for m in mdcs if m is not None)

@@ -258,6 +258,9 @@ def test_an_uncovered_method_gets_the_smallest_mdc_of_its_benchmarks_as_a_lower_
     assert report.methods[0].threshold_at_least == pytest.approx(measured.look.mdc)
     unknown = Detection("m", "b3", "compare", Outcome.UNDECIDED, warnings=("no evidence: one fork",))
     assert score(["m"], [measured, screened, unknown], {}, 0.1).methods[0].threshold_at_least is None
+    # a reaching benchmark that failed gave no pair at all: the bound is unknown too
+    failed = score(["m"], [measured, screened], {}, 0.1, reached={"m": ["b1", "b2", "b5"]})
+    assert failed.methods[0].threshold_at_least is None
     detected = detect_sequential("m", "b4", forks(rng, 8, 100.0, 0.01), forks(rng, 2, 109.0, 0.01), 0.1, 0.03, DESIGN)
     covered = score(["m"], [measured, detected], {}, 0.1).methods[0]
     assert covered.covered and covered.threshold is not None and covered.threshold_at_least is None
