@@ -15,7 +15,9 @@ A pair the sequential design left "not detectable at this budget" that the large
 disagreement, not excused: it is what a user of the default design would have missed.
 
 Usage: ``.venv/bin/python benchmarks/assess_agreement.py [--only go] [--slowdown 10%] [--fixed 10]
-[--max-forks 5] [--runs 3] [--iteration-time 100ms] [--iterations 5] [--metric cpu]``.  Prints one JSON line per pair and per example,
+[--max-forks 5] [--runs 3] [--iteration-time 100ms] [--iterations 5] [--metric cpu]``, or
+``--project DIR`` for a third-party project with its own benchwarden.toml (its settings and ``[assess]``
+section are used as they are; the directory is copied without .git and .benchwarden, never modified).  Prints one JSON line per pair and per example,
 then a Markdown table for docs/assess.md.
 """
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -52,9 +55,18 @@ def _pairs(suite: dict) -> dict[tuple[str, str], dict]:
     return {(d["method"], d["benchmark"]): d for d in suite["detections"]}
 
 
+def _copy_project(project: Path, tmp: str) -> Path:
+    """A copy of a third-party project (its own benchwarden.toml) without its history and stored runs."""
+    if not (project / "benchwarden.toml").is_file():
+        raise SystemExit(f"{project}: no benchwarden.toml")
+    copy = Path(tmp) / project.name
+    shutil.copytree(project, copy, symlinks=True, ignore=shutil.ignore_patterns(".git", ".benchwarden", "target"))
+    return copy / "benchwarden.toml"
+
+
 def agreement(example: str, args: argparse.Namespace) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"assess-agreement-{example}-") as tmp:
-        config = prepare_example(example, args, tmp, args.metric)
+        config = _copy_project(args.project, tmp) if args.project else prepare_example(example, args, tmp, args.metric)
         copy = config.parent
         (copy / ".gitignore").write_text(".benchwarden/\ntarget/\n__pycache__/\n", encoding="utf-8")
         git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
@@ -98,8 +110,14 @@ def main_() -> None:
     parser.add_argument("--max-forks", type=int, default=5, help="the sequential design's budget (default 5)")
     add_settings_arguments(parser)
     parser.add_argument("--metric", choices=["time", "cpu"], help="the suite's metric (default: its own, time)")
+    parser.add_argument("--project", type=Path, help="a third-party project directory with its own benchwarden.toml "
+                        "(instead of the examples; --runs/--iteration-time/--iterations/--metric do not apply)")
     args = parser.parse_args()
-    rows = [agreement(example, args) for example in args.only or ["go"]]
+    if args.project:
+        args.project = args.project.resolve()
+        rows = [agreement(args.project.name, args)]
+    else:
+        rows = [agreement(example, args) for example in args.only or ["go"]]
     print("\n| example | metric | v | pairs | detected (sequential / fixed) | agree on detected | agree on outcome | "
           "slowed phase: sequential / fixed (of the study's) |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")

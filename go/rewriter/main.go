@@ -3,7 +3,8 @@
 // the test lister and driver writer of the gounit adapter, which only reads.
 //
 //	rewrite -dir DIR -func example.com/wordstat.Tokenize -factor 0.5
-//	    slow one function down: each call takes (1+factor) times its own duration (see Slowdown)
+//	    slow one function down: each call takes (1+factor) times its own duration (see Slowdown); -func is
+//	    repeatable: several functions slowed at once (see SlowdownAll)
 //	rewrite -dir DIR -trace example.com/wordstat [-trace other/pkg] -index FILE
 //	    count calls of every exported function and method (see Trace); -trace all = every package
 //	rewrite -tests PKGDIR [-driver OUT.go -import IMPORTPATH]
@@ -35,7 +36,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("rewrite", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	dir := flags.String("dir", "", "root of the module copy to rewrite (holds go.mod)")
-	fn := flags.String("func", "", "function to slow down: pkgpath.Func, pkgpath.(*T).Method or pkgpath.T.Method")
+	var funcs listFlag
+	flags.Var(&funcs, "func", "function to slow down: pkgpath.Func, pkgpath.(*T).Method or pkgpath.T.Method (repeatable)")
 	factor := flags.Float64("factor", -1, "relative slowdown v >= 0 (0.5: each call takes 1.5x as long)")
 	index := flags.String("index", "", "trace mode: where to write the index (JSON lines)")
 	var traced listFlag
@@ -75,17 +77,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	switch {
-	case *fn != "" && len(traced) == 0:
+	case len(funcs) == 1 && len(traced) == 0:
 		if *factor < 0 {
 			return fail(fmt.Errorf("-factor is required with -func (a number >= 0)"))
 		}
-		res, err := Slowdown(m, *fn, *factor)
+		res, err := Slowdown(m, funcs[0], *factor)
 		if err != nil {
 			return fail(err)
 		}
 		enc.Encode(map[string]any{"v": 1, "mode": "slowdown", "function": res.Function, "files": res.Files,
 			"recursive": res.Recursive, "factor": *factor})
-	case len(traced) > 0 && *fn == "":
+	case len(funcs) > 1 && len(traced) == 0:
+		if *factor < 0 {
+			return fail(fmt.Errorf("-factor is required with -func (a number >= 0)"))
+		}
+		results, err := SlowdownAll(m, funcs, *factor)
+		if err != nil {
+			return fail(err)
+		}
+		enc.Encode(map[string]any{"v": 1, "mode": "slowdown", "functions": results, "factor": *factor})
+	case len(traced) > 0 && len(funcs) == 0:
 		if *index == "" {
 			return fail(fmt.Errorf("-index is required with -trace"))
 		}

@@ -79,6 +79,37 @@ func TestRecursiveSlowdownCountsOnce(t *testing.T) {
 	t.Log(strings.TrimSpace(out))
 }
 
+// Several functions of one package slowed at once (group testing): each keeps its own bookkeeping, the
+// recursive one its depth counter, and both are slowed; the same function twice is refused.
+func TestSlowdownAllSlowsEachFunctionWithItsOwnHelper(t *testing.T) {
+	dir := copyProbe(t)
+	res := rewrite(t, "-dir", dir, "-func", "example.com/probe.Work", "-func", "example.com/probe.Recurse", "-factor", "1")
+	functions, _ := res["functions"].([]any)
+	if len(functions) != 2 {
+		t.Fatalf("expected two functions in %v", res)
+	}
+	first, second := functions[0].(map[string]any), functions[1].(map[string]any)
+	if first["function"] != "example.com/probe.Work" || first["recursive"] != false || second["recursive"] != true {
+		t.Fatalf("unexpected result %v", res)
+	}
+	for _, file := range []string{"benchwarden_slowdown.go", "benchwarden_slowdown_1.go"} {
+		if _, err := os.Stat(filepath.Join(dir, file)); err != nil {
+			t.Fatalf("helper %s not written: %v", file, err)
+		}
+	}
+	for _, target := range []string{"work", "recurse"} {
+		out := goTest(t, dir, []string{"PROBE_FACTOR=1", "PROBE_N=2000", "PROBE_TARGET=" + target}, "-v", "-run", "TestInjectedSlowdown", ".")
+		t.Log(strings.TrimSpace(out))
+	}
+	goTest(t, dir, nil, "./...") // the rewritten module builds, vets and passes its own tests
+
+	var stdout, stderr bytes.Buffer
+	again := copyProbe(t)
+	if code := run([]string{"-dir", again, "-func", "example.com/probe.Work", "-func", "example.com/probe.Work", "-factor", "1"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "given twice") {
+		t.Fatalf("the same function twice: exit %d, %q", code, stderr.String())
+	}
+}
+
 func TestPanickingCallIsSlowedAndModuleStillPasses(t *testing.T) {
 	dir := copyProbe(t)
 	rewrite(t, "-dir", dir, "-func", "example.com/probe.Panics", "-factor", "1")

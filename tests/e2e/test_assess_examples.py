@@ -139,6 +139,24 @@ methods = ["example.com/wordstat.CountWordsHash", "example.com/wordstat.Capitali
 """
 
 
+GO_GROUP_TOML = """
+[defaults]
+iteration_time = "100ms"
+warmup = { min = 1, max = 1 }
+iterations = 10
+forks = { min = 2, max = 2 }
+timeout = "2m"
+
+[suites.wordstat]
+kind = "go"
+filter = 'CountWordsSorted|TopK'
+metric = "cpu"
+
+[assess]
+runs = 2
+methods = ["example.com/wordstat.CountWordsSorted", "example.com/wordstat.TopK"]
+"""
+
 def assess(tmp_path: Path, example: str, toml: str, *extra: str) -> tuple[dict, Path]:
     copy = tmp_path / example
     for name in (example, "jmh") if example == "junit" else (example,):  # the JUnit example tests ../jmh's code
@@ -274,3 +292,24 @@ def test_assess_go_example_with_the_compare_rule(tmp_path):
     assert not capitalize["covered"] and capitalize["reached_by"] == []
     html = (tmp / "assess.html").read_text(encoding="utf-8")
     assert "not detectable at this budget" in html
+
+
+def test_assess_go_example_group_testing_shares_one_slowed_build(tmp_path):
+    """Group testing on real processes: CountWordsSorted is reached only by BenchmarkCountWordsSorted and TopK only
+    by BenchmarkTopK (its setup calls CountWordsHash, not Sorted), so one rewritten, compiled module copy slows
+    both, and each detection is attributed to the method its benchmark reaches."""
+    suite, tmp = assess(tmp_path, "go", GO_GROUP_TOML, "--slowdown", "50%")
+    detail = json.dumps({"detections": suite["detections"], "warnings": suite["warnings"],
+                         "methods": suite["abs"]["methods"]}, indent=1)
+    reached = {m["method"]: m["reached_by"] for m in suite["abs"]["methods"]}
+    assert reached == {"example.com/wordstat.CountWordsSorted": ["BenchmarkCountWordsSorted"],
+                       "example.com/wordstat.TopK": ["BenchmarkTopK"]}, detail
+    assert suite["cost"]["variants"] == 1 and suite["cost"]["methods"] == 2, suite["cost"]
+    pairs = {(d["method"], d["benchmark"]): d for d in suite["detections"]}
+    assert set(pairs) == {("example.com/wordstat.CountWordsSorted", "BenchmarkCountWordsSorted"),
+                          ("example.com/wordstat.TopK", "BenchmarkTopK")}, detail
+    for d in pairs.values():  # each benchmark spends nearly all its time in its method: +50 % is noticed (or, on
+        # a contended machine, "overshot": see the compare-rule test above); a screened pair was never slowed
+        if not d["screened"]:
+            assert d["outcome"] in ("detected", "overshot") and d["interval"][0] > 1.0, detail
+    assert any(not d["screened"] for d in pairs.values()), detail

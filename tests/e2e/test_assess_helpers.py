@@ -60,10 +60,10 @@ def test_agent_reports_a_method_too_short_for_a_precise_injection(agent, probe_c
     done = java(agent, probe_classes, f"mode=slowdown;method=probe.Probe#work(int);factor=0.1;report={report}",
                 "time", "20", "50")  # ~20 ns per call: a 10 % wait is 2 ns, far under one clock read
     assert done.returncode == 0, done.stderr
-    variant = Variant(suite=None, method="probe.Probe#work(int)", report=report)  # type: ignore[arg-type]
+    variant = Variant(suite=None, methods=("probe.Probe#work(int)",), report=report)  # type: ignore[arg-type]
     measured = injection_precision(variant)
     assert measured is not None and not measured.precise and measured.clock_ns > 0
-    assert "too short for a precise injection" in precision_note(variant.method, 0.1, measured)
+    assert "too short for a precise injection" in precision_note(variant.label, 0.1, measured)
 
 
 def test_agent_slows_a_recursive_method_once(agent, probe_classes):

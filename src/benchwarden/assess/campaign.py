@@ -21,12 +21,13 @@ policy applies (dynamic stopping, when the suite configures it).
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import AbstractSet, Callable, Sequence
+from typing import AbstractSet, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -45,6 +46,7 @@ from benchwarden.assess.inject import (
     InjectionPrecision,
     Injector,
     Tracing,
+    Variant,
     injection_precision,
     injector_for,
     instrumentation_error,
@@ -53,7 +55,7 @@ from benchwarden.assess.inject import (
     safe_name,
 )
 from benchwarden.assess.methods import most_called
-from benchwarden.assess.reach import CostReport, ReachMap, trace_benchmarks
+from benchwarden.assess.reach import CostReport, ReachMap, disjoint_groups, trace_benchmarks
 from benchwarden.assess.score import AbsReport, score
 from benchwarden.assess.smoke import SmokeSubset, smoke_subset
 from benchwarden.assess.stubs import Stub, asv_stub, go_stub, jmh_stub
@@ -69,6 +71,9 @@ from benchwarden.runner.progress import ProgressListener
 BASELINE_LABEL = "assess:baseline"
 #: suite name prefix of the slowed variants inside a paired run (their benchmark ids must differ from the baseline's)
 SLOWED_SUITE = "assess~slowed~"
+
+#: (method, its slowed variant, the variant's suite name, the variant's planned benchmarks reaching the method)
+SlowedMethod = tuple[str, Variant, str, dict[str, PlannedBenchmark]]
 
 
 DEFAULT_SLOWDOWN = 0.10
@@ -194,8 +199,8 @@ class Campaign:
         for key, why in reach.failed.items():
             self.warnings.append(f"tracing {key} failed; it is run for every method: {why.splitlines()[0]}")
         methods, source, calls, test_s = self._methods(methods_given, tracing, reach)
-        detections, reached, errors, injected_s, more_prep_s = self._inject(methods, slowdown, reach,
-                                                                            plan, variability, baselines)
+        detections, reached, errors, injected_s, more_prep_s, n_variants = self._inject(
+            methods, slowdown, reach, plan, variability, baselines)
         report = score(methods, detections, variability.spreads, slowdown, reached, errors)
         bench_cost = {k: _mean_machine_s(baselines, k) for k in variability.by_key()}
         detected_by = {m.method: set(m.detected_by) for m in report.methods}
@@ -204,7 +209,7 @@ class Campaign:
         full_run_s = sum(bench_cost.values())
         cost = CostReport(full_run_s=full_run_s, n_methods=len(methods), repetitions=self.options.repetitions,
                           trace_s=reach.trace_s + test_s, prepare_s=prepare_s + more_prep_s, injected_s=injected_s,
-                          variability_s=variability_s, wall_s=self.monotonic() - t0)
+                          variability_s=variability_s, wall_s=self.monotonic() - t0, variants=n_variants)
         return SuiteAssessment(
             suite=self.suite.name, kind=self.suite.kind, variability=variability, slowdown=slowdown,
             slowdown_source=slowdown_source, rule=self.options.rule, methods=tuple(methods), methods_source=source, method_calls=calls,
@@ -325,7 +330,7 @@ class Campaign:
                 for key in reached.get(method, ()):
                     if key in screened:
                         detections.append(self._screened(method, key, slowdown, screened[key]))
-        return detections, reached, errors, injected_s, prepare_s
+        return detections, reached, errors, injected_s, prepare_s, len({name for _, _, name, _ in variants})
 
     def _design(self) -> DetectionDesign:
         return DetectionDesign(min_forks=self.options.min_forks, max_forks=self.options.max_forks)
@@ -359,40 +364,59 @@ class Campaign:
 
     def _variants(self, methods: Sequence[str], slowdown: float, reach: ReachMap, variability: VariabilityReport,
                   screened: AbstractSet[str] = frozenset()):
-        """One slowed variant per method that some assessed, unscreened benchmark reaches: (method, variant,
-        suite name, planned benchmarks by key); methods whose injection cannot be prepared go to ``errors``.
-        ``reached`` lists every assessed benchmark reaching a method, the screened ones included."""
+        """The slowed variants for every method that some assessed, unscreened benchmark reaches: (method, variant,
+        suite name, planned benchmarks by key), one per method. Where the injector ``groups`` (Go), methods that
+        no benchmark reaches together share one variant (:func:`disjoint_groups`), so one module copy and compile
+        serve the group; their tuples then share the variant and suite name, each with its own benchmarks.
+        Methods whose injection cannot be prepared go to ``errors``. ``reached`` lists every assessed benchmark
+        reaching a method, the screened ones included."""
         assessed = set(variability.by_key())
         reached: dict[str, list[str]] = {}
-        errors: dict[str, str] = {}
-        variants = []
-        prepare_s = 0.0
+        slowed_in: dict[str, list[str]] = {}
         for index, method in enumerate(methods, start=1):
             keys = [k for k in reach.benchmarks_reaching(method) if k in assessed]
             reached[method] = keys
             if not keys:
                 self.log(f"[{index}/{len(methods)}] {method}: reached by no benchmark")
-                continue
-            keys = [k for k in keys if k not in screened]
-            if not keys:
+            elif not [k for k in keys if k not in screened]:
                 self.log(f"[{index}/{len(methods)}] {method}: every benchmark reaching it is too noisy; not slowed")
-                continue
-            self.log(f"[{index}/{len(methods)}] {method}: preparing a variant slowed by {slowdown:.0%} "
-                     f"for {len(keys)} benchmark(s)")
+            else:
+                slowed_in[method] = [k for k in keys if k not in screened]
+        groups = disjoint_groups(slowed_in) if self.injector.groups else [[m] for m in slowed_in]
+        errors: dict[str, str] = {}
+        variants: list[SlowedMethod] = []
+        prepare_s = 0.0
+        numbers = itertools.count(1)  # a variant's suite name
+        for group in groups:
             t0 = self.monotonic()
-            name = f"{SLOWED_SUITE}{index}"
-            try:
-                variant = self.injector.slowed(self.suite, method, slowdown, self.workdir / "slow" / safe_name(method))
-                renamed = replace(variant.suite, context=replace(variant.suite.context, name=name))
-                exact = "^(?:" + "|".join(re.escape(k) for k in keys) + ")$"
-                slowed_plan = self._plan(renamed, exact)
-            except (InjectionFailed, AssessmentFailed) as exc:
-                errors[method] = str(exc)
-                self.warnings.append(str(exc))
-                continue
+            prepared = self._prepare(group, slowed_in, slowdown, next(numbers), errors if len(group) == 1 else {})
+            if prepared is None and len(group) > 1:  # find which method failed; the others still get variants
+                self.log(f"{len(group)} methods could not be slowed together; preparing them one by one")
+                prepared = [t for m in group for t in self._prepare([m], slowed_in, slowdown, next(numbers), errors) or []]
             prepare_s += self.monotonic() - t0
-            variants.append((method, variant, name, {p.benchmark.id.key: p for p in slowed_plan.benchmarks}))
+            variants += prepared or []
         return variants, reached, errors, prepare_s
+
+    def _prepare(self, group: Sequence[str], slowed_in: Mapping[str, Sequence[str]], slowdown: float, number: int,
+                 errors: dict[str, str]) -> list[SlowedMethod] | None:
+        """One variant slowing every method of ``group``, planned with the benchmarks reaching them: its tuples,
+        or None if it cannot be prepared (why, in ``errors`` under the group's first method)."""
+        keys = [k for m in group for k in slowed_in[m]]
+        what = group[0] if len(group) == 1 else f"{len(group)} methods no benchmark reaches together ({', '.join(group)})"
+        self.log(f"variant {number}: {what}, slowed by {slowdown:.0%} for {len(keys)} benchmark(s)")
+        name = f"{SLOWED_SUITE}{number}"
+        workdir = self.workdir / "slow" / (safe_name(group[0]) + (f"+{len(group) - 1}" if len(group) > 1 else ""))
+        try:
+            variant = self.injector.slowed(self.suite, group, slowdown, workdir)
+            renamed = replace(variant.suite, context=replace(variant.suite.context, name=name))
+            exact = "^(?:" + "|".join(re.escape(k) for k in keys) + ")$"
+            slowed_plan = self._plan(renamed, exact)
+        except (InjectionFailed, AssessmentFailed) as exc:
+            errors[group[0]] = str(exc)
+            self.warnings.append(str(exc))
+            return None
+        by_key = {p.benchmark.id.key: p for p in slowed_plan.benchmarks}
+        return [(m, variant, name, {k: by_key[k] for k in slowed_in[m] if k in by_key}) for m in group]
 
     def _variant_ok(self, method: str, variant, slowdown: float, errors: dict[str, str]) -> bool:
         """After its forks ran: did the helper instrument the method?  Records its measured precision."""

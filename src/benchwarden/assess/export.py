@@ -74,7 +74,8 @@ def assessment_to_json(a: SuiteAssessment) -> dict[str, Any]:
         "cost": {
             "full_run_s": _num(a.cost.full_run_s, 3), "study_runs": a.cost.repetitions * (a.cost.n_methods + 1),
             "study_s": _num(a.cost.study_s, 3), "trace_s": _num(a.cost.trace_s, 3),
-            "prepare_s": _num(a.cost.prepare_s, 3), "injected_s": _num(a.cost.injected_s, 3),
+            "prepare_s": _num(a.cost.prepare_s, 3), "variants": a.cost.variants, "methods": a.cost.n_methods,
+            "injected_s": _num(a.cost.injected_s, 3),
             "used_s": _num(a.cost.used_s, 3), "ratio": _num(a.cost.ratio, 4),
             "variability_s": _num(a.cost.variability_s, 3), "wall_s": _num(a.cost.wall_s, 3),
         },

@@ -41,11 +41,16 @@ class InjectionFailed(BenchwardenError):
 
 @dataclass(frozen=True)
 class Variant:
-    """A suite that runs with ``method`` slowed; ``report`` is the helper's JSON-lines report, if any."""
+    """A suite that runs with ``methods`` slowed (one, or a group for an injector that ``groups``);
+    ``report`` is the helper's JSON-lines report, if any."""
 
     suite: Suite
-    method: str
+    methods: tuple[str, ...]
     report: Path | None = None
+
+    @property
+    def label(self) -> str:
+        return ", ".join(self.methods)
 
 
 @dataclass(frozen=True)
@@ -67,10 +72,16 @@ class Tracing:
 
 class Injector(Protocol):
     kind: str
+    #: Whether one variant can slow several methods at once (``slowed`` with more than one method), which
+    #: ``assess`` uses for methods no benchmark reaches together (group testing). Worth it only where preparing
+    #: a variant costs something: Go (a module copy and a compile per variant). For the agent and the asv hook a
+    #: variant is one argument or environment variable, and every (method, benchmark) pair needs its own forks
+    #: whether grouped or not, so they slow one method per variant.
+    groups: bool
 
     def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]: ...
 
-    def slowed(self, suite: Suite, method: str, factor: float, workdir: Path) -> Variant: ...
+    def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path) -> Variant: ...
 
     def tracing(self, suite: Suite, packages: Sequence[str], workdir: Path,
                 test_command: Sequence[str] | None) -> Tracing: ...
@@ -114,8 +125,8 @@ def instrumentation_error(variant: Variant) -> str | None:
         return None
     errors = [str(e.get("message")) for e in events if e.get("event") == "error"]
     if errors:
-        return f"{variant.method}: injection failed: {errors[0]}"
-    return f"{variant.method}: no such method was loaded while the benchmarks ran (check the name)"
+        return f"{variant.label}: injection failed: {errors[0]}"
+    return f"{variant.label}: no such method was loaded while the benchmarks ran (check the name)"
 
 
 @dataclass(frozen=True)
@@ -166,6 +177,12 @@ def precision_note(method: str, slowdown: float, p: InjectionPrecision) -> str:
             f"{p.clock_ns:.0f} ns on this machine): the slowdown injected may be off by more than 20 %")
 
 
+def _one(methods: Sequence[str], kind: str) -> str:
+    if len(methods) != 1:
+        raise ValueError(f"the {kind} injector slows one method per variant, not {len(methods)}")
+    return methods[0]
+
+
 def _no_spaces(path: Path, what: str) -> str:
     text = str(path)
     if " " in text or ";" in text:
@@ -180,6 +197,7 @@ class JmhInjector:
     """The agent as an extra benchmark-JVM argument (JMH passes it with ``-jvmArgsAppend``)."""
 
     kind = "jmh"
+    groups = False
 
     def __init__(self, jar: Callable[[], Path] = helpers.agent_jar):
         self._jar = jar
@@ -199,7 +217,8 @@ class JmhInjector:
                 packages.add(package)
         return sorted(p for p in packages - bench_packages if not any(p.startswith(b + ".") for b in bench_packages))
 
-    def slowed(self, suite: Suite, method: str, factor: float, workdir: Path) -> Variant:
+    def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path) -> Variant:
+        method = _one(methods, self.kind)
         workdir.mkdir(parents=True, exist_ok=True)
         report = workdir / "agent-report.jsonl"
         report.unlink(missing_ok=True)
@@ -207,7 +226,7 @@ class JmhInjector:
         agent = f"-javaagent:{jar}=mode=slowdown;method={method};factor={factor!r};report={_no_spaces(report, 'report')}"
         ctx = suite.context
         built = replace(ctx, jvm_args=tuple(ctx.jvm_args) + (agent,), build=self._build_if_missing(suite))
-        return Variant(replace(suite, context=built), method, report)
+        return Variant(replace(suite, context=built), (method,), report)
 
     def tracing(self, suite: Suite, packages: Sequence[str], workdir: Path,
                 test_command: Sequence[str] | None) -> Tracing:
@@ -313,15 +332,18 @@ def read_go_counts(index: Path, out_dir: Path) -> dict[str, int]:
 
 class GoInjector:
     kind = "go"
+    groups = True
 
     def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]:
         return ["all"]
 
-    def slowed(self, suite: Suite, method: str, factor: float, workdir: Path) -> Variant:
+    def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path) -> Variant:
+        """One rewritten, separately compiled copy of the module with every function of ``methods`` slowed."""
         copy = copy_module(suite, workdir / "module")
-        run_rewriter(["-dir", str(module_root(copy.context.root)), "-func", method, "-factor", repr(factor)],
-                     f"slowing {method}")
-        return Variant(copy, method, None)
+        funcs = [arg for method in methods for arg in ("-func", method)]
+        run_rewriter(["-dir", str(module_root(copy.context.root)), *funcs, "-factor", repr(factor)],
+                     f"slowing {', '.join(methods)}")
+        return Variant(copy, tuple(methods), None)
 
     def tracing(self, suite: Suite, packages: Sequence[str], workdir: Path,
                 test_command: Sequence[str] | None) -> Tracing:
@@ -358,6 +380,7 @@ _NOT_LIBRARY = {"benchmarks", "tests", "test", "setup", "conftest", "docs", "exa
 
 class PythonInjector:
     kind = "python"
+    groups = False
 
     def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]:
         """Top-level modules and packages in the suite's ``pythonpath`` dirs, except the benchmarks and tests."""
@@ -376,14 +399,15 @@ class PythonInjector:
                     found.add(name)
         return sorted(found)
 
-    def slowed(self, suite: Suite, method: str, factor: float, workdir: Path) -> Variant:
+    def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path) -> Variant:
+        method = _one(methods, self.kind)
         workdir.mkdir(parents=True, exist_ok=True)
         report = workdir / "hook-report.jsonl"
         report.unlink(missing_ok=True)
         spec = {"v": 1, "mode": "slowdown", "target": method, "factor": factor, "report": str(report)}
         ctx = suite.context
         env = {**ctx.env, INJECT_ENV: json.dumps(spec)}
-        return Variant(replace(suite, context=replace(ctx, env=env)), method, report)
+        return Variant(replace(suite, context=replace(ctx, env=env)), (method,), report)
 
     def tracing(self, suite: Suite, packages: Sequence[str], workdir: Path,
                 test_command: Sequence[str] | None) -> Tracing:

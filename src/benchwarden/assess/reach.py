@@ -43,6 +43,29 @@ class ReachMap:
         return total
 
 
+def disjoint_groups(reaching: Mapping[str, Sequence[str]]) -> list[list[str]]:
+    """Methods grouped so that no benchmark reaches two methods of one group (group testing, issue #19).
+
+    ``reaching[method]`` = the benchmarks that will run with it slowed. Within a group every benchmark runs
+    with exactly one of the group's methods slowed as far as the traces tell, so one variant slowed in all of them
+    answers each (method, benchmark) pair as that method's own variant would, and a detection is attributed back
+    by reach. First fit in the given order (the most-called methods first), so the grouping is deterministic.
+    A method whose caller slows it transitively is reached by the caller's benchmarks too, so nesting never
+    shares a group; neither does a benchmark whose trace failed (it reaches every method).
+    """
+    groups: list[tuple[list[str], set[str]]] = []
+    for method, keys in reaching.items():
+        wanted = set(keys)
+        for members, taken in groups:
+            if not wanted & taken:
+                members.append(method)
+                taken |= wanted
+                break
+        else:
+            groups.append(([method], wanted))
+    return [members for members, _ in groups]
+
+
 def trace_benchmarks(planned: Sequence[PlannedBenchmark], tracing: Tracing, workdir: Path,
                      monotonic: Callable[[], float] = time.monotonic) -> ReachMap:
     """Run one short fork of every benchmark with call counting; each writes to its own directory.
@@ -94,6 +117,7 @@ class CostReport:
     extra_baseline_s: float = 0.0
     variability_s: float = 0.0  # variability runs taken now (0 when all were reused from the store)
     wall_s: float = 0.0
+    variants: int = 0  # slowed variants prepared: one per method, or per group of methods (group testing)
 
     @property
     def study_s(self) -> float:

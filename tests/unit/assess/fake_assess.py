@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
-from benchwarden.assess.inject import Tracing, Variant, read_jsonl_traces
+from benchwarden.assess.inject import InjectionFailed, Tracing, Variant, read_jsonl_traces
 from benchwarden.model import Benchmark, BenchmarkId, IterationResult
 
 #: benchmark -> methods it calls (with how many calls per fork)
@@ -36,9 +36,9 @@ class FakeAssessFork:
             Path(trace).mkdir(parents=True, exist_ok=True)
             lines = [json.dumps({"v": 1, "method": m, "calls": n}) for m, n in REACHES[self.name].items()]
             (Path(trace) / "trace-1.jsonl").write_text("\n".join(lines) + "\n")
-        slowed = self.plan.env.get("FAKE_SLOW")
+        slowed = self.plan.env.get("FAKE_SLOW", "").split(",")
         factor = float(self.plan.env.get("FAKE_FACTOR", "0"))
-        mean = MEANS[self.name] * (1 + factor * SHARE[self.name].get(slowed, 0.0))
+        mean = MEANS[self.name] * (1 + factor * sum(SHARE[self.name].get(m, 0.0) for m in slowed))
         cv = 0.4 if self.name == "noisy" else 0.01
         fork_offset = self.rng.normal(0, cv)
         for _ in range(self.plan.max_iterations):
@@ -69,24 +69,34 @@ class FakeAssessAdapter:
 
 
 class FakeInjector:
+    """With ``groups``, one variant slows several methods (as the Go rewriter does) and preparing it fails, as the
+    rewriter's does, when one of them is named in ``unknown``; without, one method per variant (as the agent)."""
+
     kind = "fake"
 
-    def __init__(self):
-        self.slowed_methods = []
+    def __init__(self, groups: bool = False, unknown: frozenset[str] = frozenset()):
+        self.groups, self.unknown = groups, unknown
+        self.slowed_methods: list[str] = []
+        self.variants: list[tuple[str, ...]] = []
 
     def default_packages(self, suite, benchmarks):
         return ["lib"]
 
-    def slowed(self, suite, method, factor, workdir):
-        self.slowed_methods.append(method)
+    def slowed(self, suite, methods, factor, workdir):
+        assert self.groups or len(methods) == 1
+        missing = [m for m in methods if m in self.unknown]
+        if missing:
+            raise InjectionFailed(f"slowing {', '.join(methods)}: function {missing[0]} not found")
+        self.slowed_methods.extend(methods)
+        self.variants.append(tuple(methods))
         workdir.mkdir(parents=True, exist_ok=True)
         report = workdir / "report.jsonl"
-        known = method in {"lib:a", "lib:b", "lib:c"}
-        event = {"v": 1, "event": "instrumented", "methods": [method]} if known else {"v": 1, "event": "error",
-                                                                                       "message": "no such function"}
+        known = all(m in {"lib:a", "lib:b", "lib:c"} for m in methods)
+        event = {"v": 1, "event": "instrumented", "methods": list(methods)} if known else {
+            "v": 1, "event": "error", "message": "no such function"}
         report.write_text(json.dumps(event) + "\n")
-        env = {**suite.context.env, "FAKE_SLOW": method, "FAKE_FACTOR": repr(factor)}
-        return Variant(replace(suite, context=replace(suite.context, env=env)), method, report)
+        env = {**suite.context.env, "FAKE_SLOW": ",".join(methods), "FAKE_FACTOR": repr(factor)}
+        return Variant(replace(suite, context=replace(suite.context, env=env)), tuple(methods), report)
 
     def tracing(self, suite, packages, workdir, test_command):
         def test_run(out: Path):

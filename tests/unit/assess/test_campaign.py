@@ -19,10 +19,10 @@ def make_suite(root: Path) -> Suite:
     return Suite(SuiteContext(name="lib", kind="fake", root=root), settings)
 
 
-def campaign(tmp_path, suite, **options):
+def campaign(tmp_path, suite, injector=None, **options):
     store = open_store(tmp_path / "results.db")
     scratch = open_store(tmp_path / "scratch.db")
-    injector = FakeInjector()
+    injector = injector or FakeInjector()
     opts = AssessOptions(**{"runs": 3, "slowdown": 1.0, "methods": ("lib:a", "lib:b", "lib:c", "lib:zzz"), **options})
     c = Campaign(suite, store, scratch, tmp_path / "work", opts, adapter_factory=lambda kind: FakeAssessAdapter(),
                  injector=injector)
@@ -157,8 +157,8 @@ def test_an_unknown_method_is_reported_not_silently_uncovered(tmp_path):
     injector = c.injector
     original = injector.slowed
 
-    def slowed(suite, method, factor, workdir):
-        variant = original(suite, method, factor, workdir)
+    def slowed(suite, methods, factor, workdir):
+        variant = original(suite, methods, factor, workdir)
         variant.report.write_text('{"v":1,"event":"error","message":"no function b in module lib"}\n')
         return variant
 
@@ -166,3 +166,35 @@ def test_an_unknown_method_is_reported_not_silently_uncovered(tmp_path):
     result = c.run()
     assert result.abs.methods[0].error and "no function b" in result.abs.methods[0].error
     assert not result.abs.methods[0].covered
+
+
+def test_methods_no_benchmark_reaches_together_share_one_variant_and_keep_their_own_detections(tmp_path):
+    """Group testing: a (fast, noisy) and c (setup_only) are reached by disjoint benchmarks, b (fast, solo) shares
+    fast with a. One variant slows a and c, one b; each pair is decided as with one variant per method (the
+    outcomes of the compare-rule test above), attributed by reach."""
+    suite = make_suite(tmp_path)
+    injector = FakeInjector(groups=True)
+    c, _, scratch, _ = campaign(tmp_path, suite, injector=injector, slowdown=0.1, max_forks=5, min_change=0.05)
+    result = c.run()
+    assert injector.variants == [("lib:a", "lib:c"), ("lib:b",)]
+    assert result.cost.variants == 2 and result.cost.n_methods == 4
+    outcome = {(d.method, d.benchmark): d.outcome.value for d in result.detections}
+    assert outcome == {("lib:a", "fast"): "detected", ("lib:a", "noisy"): "undecided",
+                       ("lib:b", "fast"): "not detected", ("lib:b", "solo"): "detected",
+                       ("lib:c", "setup_only"): "not detected"}
+    slowed_suites = {(r.benchmark.id.suite, r.benchmark.id.key) for run in scratch.list_runs()
+                     for r in scratch.load_run(run.id).results if r.benchmark.id.suite != "lib"}
+    # noisy was screened out (not slowed at all); each other benchmark ran in the variant of the one method it reaches
+    assert slowed_suites == {("assess~slowed~1", "fast"), ("assess~slowed~1", "setup_only"),
+                             ("assess~slowed~2", "fast"), ("assess~slowed~2", "solo")}
+
+
+def test_a_group_that_cannot_be_prepared_is_split_and_only_the_failing_method_is_lost(tmp_path):
+    suite = make_suite(tmp_path)
+    injector = FakeInjector(groups=True, unknown=frozenset({"lib:c"}))
+    c, *_ = campaign(tmp_path, suite, injector=injector, rule="study")
+    result = c.run()
+    assert injector.variants == [("lib:a",), ("lib:b",)]  # (a, c) failed together, then a alone succeeded
+    cov = {m.method: m for m in result.abs.methods}
+    assert "function lib:c not found" in cov["lib:c"].error and not cov["lib:a"].error
+    assert set(cov["lib:a"].detected_by) == {"fast"} and set(cov["lib:b"].detected_by) == {"solo"}

@@ -42,13 +42,13 @@ def test_a_variant_adds_the_agent_to_the_test_jvms_and_does_not_rebuild_compiled
     suite = junit_suite(tmp_path)
     injector = JunitInjector(jar=lambda: agent)
     method = "wordstat.WordStat#countWordsHash(java.util.List)"
-    fresh = injector.slowed(suite, method, 0.1, tmp_path / "slow")
+    fresh = injector.slowed(suite, [method], 0.1, tmp_path / "slow")
     assert fresh.suite.context.build == ("mvn", "-q", "test-compile")  # nothing compiled yet: the variant builds
     (argument,) = fresh.suite.context.jvm_args
     assert argument.startswith(f"-javaagent:{agent}=mode=slowdown;method={method};factor=0.1;report=")
     compiled(tmp_path, "target/classes", "wordstat.WordStat")
     compiled(tmp_path, "target/test-classes", "wordstat.WordStatTest")
-    assert injector.slowed(suite, method, 0.1, tmp_path / "slow").suite.context.build is None
+    assert injector.slowed(suite, [method], 0.1, tmp_path / "slow").suite.context.build is None
 
 
 def test_junit_methods_are_named_as_java_methods():

@@ -62,7 +62,7 @@ def test_a_function_too_short_for_a_precise_injection_is_reported(tmp_path):
     report = tmp_path / "report.jsonl"
     spec = {"v": 1, "mode": "slowdown", "target": "pyprobe:work", "factor": 0.1, "report": str(report)}
     measured_slowdown(spec, 1, "work")  # one loop step: a 10 % wait is ~20 ns, under one clock read
-    measured = injection_precision(Variant(suite=None, method="pyprobe:work", report=report))  # type: ignore[arg-type]
+    measured = injection_precision(Variant(suite=None, methods=("pyprobe:work",), report=report))  # type: ignore[arg-type]
     assert measured is not None and not measured.precise
 
 
