@@ -11,7 +11,10 @@ most-called exported functions while its tests run (Go). Prints one JSON line pe
 Markdown table for docs/performance.md.
 
 Usage: ``.venv/bin/python benchmarks/assess_cost.py [--runs 3] [--iteration-time 100ms] [--only jmh]
-[--rule study|compare] [--slowdown study|10%]`` (defaults: the study's design, as in docs/performance.md).
+[--rule study|compare] [--slowdown study|10%] [--groups both]`` (defaults: the study's design, as in
+docs/performance.md). ``--groups both`` assesses each example twice, with group testing (the default: Go
+methods of disjoint reach share one slowed build) and without (one variant per method, the reference),
+and reports the preparation time of each.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchwarden.assess.inject import GoInjector
 from benchwarden.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -113,6 +117,7 @@ def assess(example: str, args: argparse.Namespace) -> dict:
             "study_runs": cost["study_runs"], "study_s": cost["study_s"], "used_s": cost["used_s"],
             "trace_s": cost["trace_s"], "prepare_s": cost["prepare_s"], "injected_s": cost["injected_s"],
             "ratio": cost["ratio"], "variability_s": cost["variability_s"], "wall_s": round(wall_s, 1),
+            "variants": cost["variants"], "groups": GoInjector.groups,
             "unstable": suite["variability"]["unstable"],
             "uncovered": [m["method"] for m in suite["abs"]["methods"] if not m["covered"]]}
 
@@ -124,19 +129,24 @@ def main_() -> None:
     parser.add_argument("--rule", choices=["study", "compare"], default="study",
                         help="detection rule (default: the study's, as in the documented table)")
     parser.add_argument("--slowdown", default="study", help="v: 'study' (default, the documented table) or e.g. 10%%")
+    parser.add_argument("--groups", choices=["on", "both"], default="on",
+                        help="'both': also without group testing, as the reference for its saving")
     args = parser.parse_args()
     rows = []
     for example in args.only or sorted(SUITES):
-        row = assess(example, args)
-        print(json.dumps(row), flush=True)
-        rows.append(row)
+        for groups in (True, False) if args.groups == "both" else (True,):
+            GoInjector.groups = groups  # the only injector that groups (docs/assess.md §5)
+            row = assess(example, args)
+            print(json.dumps(row), flush=True)
+            rows.append(row)
     print("\n| example | benchmarks | K′ | v | ABS | full run | study 2·(K′+1) | assess (ABS part) | ratio | "
-          "variability runs | wall |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "variability runs | wall | variants (grouped?) | preparing |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(f"| {r['example']} | {r['benchmarks']} | {r['k_prime']} | {r['v']:.2f} | {r['abs_total']:.0f}% | "
               f"{r['full_run_s']:.1f}s | {r['study_runs']} × = {r['study_s']:.0f}s | {r['used_s']:.0f}s | "
-              f"{r['ratio']:.2f} | {r['variability_s']:.0f}s | {r['wall_s']:.0f}s |")
+              f"{r['ratio']:.2f} | {r['variability_s']:.0f}s | {r['wall_s']:.0f}s | {r['variants']} "
+              f"({'yes' if r['groups'] else 'no'}) | {r['prepare_s']:.1f}s |")
 
 
 if __name__ == "__main__":

@@ -119,11 +119,11 @@ def cost_lines(doc: Mapping[str, Any]) -> list[str]:
 
 
 def _variants(cost: Mapping[str, Any]) -> str:
-    """" for 3 slowed variants of 6 methods", when methods shared variants (group testing); else nothing."""
+    """' for 3 slowed variants of 6 methods' when methods shared variants (group testing); else nothing."""
     variants, methods = cost.get("variants"), cost.get("methods")
     if not variants or not methods or variants >= methods:
         return ""
-    return f" {variants} slowed variant{'s' if variants != 1 else ''} for {methods} methods"
+    return f" for {variants} slowed variant{'s' if variants != 1 else ''} of {methods} methods"
 
 
 def precision_lines(doc: Mapping[str, Any]) -> list[str]:

@@ -9,7 +9,14 @@ import re
 from benchwarden.assess.export import assessment_to_json
 from benchwarden.cli import main
 from benchwarden.report.assess_html import assessment_html
-from benchwarden.report.assess_tables import abs_table, fmt_slowdown, matrix_table, methods_table, variability_table
+from benchwarden.report.assess_tables import (
+    abs_table,
+    cost_lines,
+    fmt_slowdown,
+    matrix_table,
+    methods_table,
+    variability_table,
+)
 from tests.unit.assess.test_campaign import campaign, make_suite
 
 
@@ -114,3 +121,12 @@ def test_json_tables_and_html_of_a_campaign(tmp_path):
     assert not re.search(r"""(src|href)=["']https?:""", html)
     data = re.search(r'<script type="application/json" id="benchwarden-data">(.*?)</script>', html, re.S).group(1)
     assert json.loads(data)["suites"][0]["suite"] == "lib"
+
+
+def test_the_cost_line_says_when_methods_shared_slowed_variants():
+    cost = {"used_s": 10.0, "trace_s": 1.0, "prepare_s": 2.0, "injected_s": 7.0, "study_s": 100.0, "study_runs": 14,
+            "full_run_s": 7.1, "ratio": 0.1, "variability_s": 3.0, "wall_s": 20.0, "variants": 2, "methods": 6}
+    assert "preparing 2.0s for 2 slowed variants of 6 methods, slowed runs" in cost_lines({"cost": cost})[0]
+    for variants in (6, 0):  # one variant per method, or none prepared: nothing to say
+        line = cost_lines({"cost": {**cost, "variants": variants}})[0]
+        assert "preparing 2.0s, slowed runs" in line
