@@ -1,7 +1,7 @@
 """The compare rule of ``assess`` by seeded simulation: false detections, power, forks used, futility.
 
 Each simulated (method, benchmark) pair has ``BASE`` baseline forks from the variability runs, then rounds
-of one slowed fork and one fresh baseline fork, judged after every round from the second on by
+of one slowed fork and one fresh baseline fork, judged at the design's looks (``DetectionDesign.schedule``) by
 :func:`benchwarden.assess.detect.decide_looks` (the function the campaign uses), with the futility stop of
 :func:`~benchwarden.assess.detect.detect_sequential` (the change detectable at the full budget exceeds v) and,
 unless ``--no-screen``, the screening of benchmarks too noisy for v before any slowed fork
@@ -65,7 +65,7 @@ def simulate(n: int, change: float, sd: float, kind: str, design: DetectionDesig
     change_conf = design.confidences()[0]
     screened = screen_mdc(y_base[:, :base], THRESHOLD, design) > SLOWDOWN if screen else np.zeros(n, dtype=bool)
     outcome[screened] = UNDECIDED
-    for k in range(design.min_forks, rounds + 1):
+    for k in design.schedule:  # the looks, as detect_sequential takes them
         codes, decision, result = decide_looks(y_base[:, :base + k], y_slow[:, :k], THRESHOLD, design)
         kept_b = (~result.drop_base).sum(-1)
         kept_c = (~result.drop_cand).sum(-1)

@@ -99,13 +99,37 @@ def forks(rng, n, mean_ns, sd, iterations=10):
     return [list(level * (1 + rng.normal(0, 0.01, iterations))) for level in levels]
 
 
+def test_the_looks_are_spaced_geometrically_so_a_larger_budget_buys_precision():
+    assert DetectionDesign().schedule == (2, 3, 5)
+    assert DetectionDesign(max_forks=30).schedule == (2, 3, 5, 8, 12, 18, 27, 30)
+    assert DetectionDesign(min_forks=10, max_forks=10).schedule == (10,)  # a fixed sample: one look
+    assert DetectionDesign(min_forks=1, max_forks=2).schedule == (1, 2)
+    for lo, hi in ((1, 1), (2, 7), (3, 100)):
+        counts = DetectionDesign(min_forks=lo, max_forks=hi).schedule
+        assert counts[0] == lo and counts[-1] == hi and all(b > a for a, b in zip(counts, counts[1:]))
+    # each look's level is its Bonferroni share of the looks actually taken, so the change detectable at the full
+    # budget is smaller than with a look after every fork (12 % fork spread, 6 baseline forks)
+    for n in (10, 20, 30):
+        design = DetectionDesign(max_forks=n)
+        assert design.confidences() == pytest.approx((1 - 0.01 / len(design.schedule), 1 - 0.05 / len(design.schedule)))
+        se, df = 0.12 * np.sqrt(1 / (n + 6) + 1 / n), 2 * n + 4
+        assert detectable_change(se, df, design.confidences()[0], 0.03, 0.8) < detectable_change(
+            se, df, 1 - 0.01 / (n - 1), 0.03, 0.8) - 0.01
+    # between looks a pair is not judged: another fork is measured
+    rng = np.random.default_rng(5)
+    assert detect_sequential("m", "b", forks(rng, 8, 100.0, 0.01), forks(rng, 4, 150.0, 0.01), 0.1, 0.03,
+                             DESIGN) is None
+    assert detect_sequential("m", "b", forks(rng, 8, 100.0, 0.01), forks(rng, 3, 150.0, 0.01), 0.1, 0.03,
+                             DESIGN) is not None
+
+
 def test_a_look_is_students_pooled_t_on_log_fork_summaries_at_the_bonferroni_level():
     rng = np.random.default_rng(11)
     base, slowed = forks(rng, 10, 100.0, 0.02), forks(rng, 3, 106.0, 0.02)
     outcome, look, _ = look_at(base, slowed, 0.1, 0.03, DESIGN)
     y_b = np.log([sps.trim_mean(f, 0.2) for f in base])
     y_c = np.log([sps.trim_mean(f, 0.2) for f in slowed])
-    level = 1 - 0.01 / 4  # alpha 1 % over the looks after 2, 3, 4, 5 slowed forks
+    level = 1 - 0.01 / 3  # alpha 1 % over the looks after 2, 3 and 5 slowed forks
     reference = sps.ttest_ind(y_c, y_b, equal_var=True).confidence_interval(level)
     assert look.change == pytest.approx((np.exp(reference.low), np.exp(reference.high)), rel=1e-9)
     assert look.base_forks == 10 and look.slowed_forks == 3 and look.threshold == 0.03
@@ -119,7 +143,7 @@ def sequential(y_base, y_slow, threshold, design=DESIGN, fresh=0):
     outcome = np.full(y_base.shape[0], -1)
     used = np.zeros(y_base.shape[0], dtype=int)
     first = y_base.shape[-1] - fresh
-    for k in range(design.min_forks, design.max_forks + 1):
+    for k in design.schedule:
         codes, _, _ = decide_looks(y_base[:, :first + min(k, fresh)], y_slow[:, :k], threshold, design)
         newly = (outcome < 0) & ((codes != UNDECIDED) | (k == design.max_forks))
         outcome[newly], used[newly] = codes[newly], k
