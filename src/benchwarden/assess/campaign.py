@@ -389,32 +389,36 @@ class Campaign:
         numbers = itertools.count(1)  # a variant's suite name
         for group in groups:
             t0 = self.monotonic()
-            prepared = self._prepare(group, slowed_in, slowdown, next(numbers), errors if len(group) == 1 else {})
-            if prepared is None and len(group) > 1:  # find which method failed; the others still get variants
-                self.log(f"{len(group)} methods could not be slowed together; preparing them one by one")
-                prepared = [t for m in group for t in self._prepare([m], slowed_in, slowdown, next(numbers), errors) or []]
+            try:
+                variants += self._prepare(group, slowed_in, slowdown, next(numbers))
+            except (InjectionFailed, AssessmentFailed) as exc:
+                if len(group) == 1:
+                    errors[group[0]] = str(exc)
+                    self.warnings.append(str(exc))
+                else:  # find which method failed; the others still get variants
+                    self.log(f"{len(group)} methods could not be slowed together ({exc}); preparing them one by one")
+                    for method in group:
+                        try:
+                            variants += self._prepare([method], slowed_in, slowdown, next(numbers))
+                        except (InjectionFailed, AssessmentFailed) as one:
+                            errors[method] = str(one)
+                            self.warnings.append(str(one))
             prepare_s += self.monotonic() - t0
-            variants += prepared or []
         return variants, reached, errors, prepare_s
 
-    def _prepare(self, group: Sequence[str], slowed_in: Mapping[str, Sequence[str]], slowdown: float, number: int,
-                 errors: dict[str, str]) -> list[SlowedMethod] | None:
-        """One variant slowing every method of ``group``, planned with the benchmarks reaching them: its tuples,
-        or None if it cannot be prepared (why, in ``errors`` under the group's first method)."""
+    def _prepare(self, group: Sequence[str], slowed_in: Mapping[str, Sequence[str]], slowdown: float,
+                 number: int) -> list[SlowedMethod]:
+        """One variant slowing every method of ``group``, planned with the benchmarks reaching them: its tuples.
+        InjectionFailed or AssessmentFailed if it cannot be prepared."""
         keys = [k for m in group for k in slowed_in[m]]
         what = group[0] if len(group) == 1 else f"{len(group)} methods no benchmark reaches together ({', '.join(group)})"
         self.log(f"variant {number}: {what}, slowed by {slowdown:.0%} for {len(keys)} benchmark(s)")
         name = f"{SLOWED_SUITE}{number}"
         workdir = self.workdir / "slow" / (safe_name(group[0]) + (f"+{len(group) - 1}" if len(group) > 1 else ""))
-        try:
-            variant = self.injector.slowed(self.suite, group, slowdown, workdir)
-            renamed = replace(variant.suite, context=replace(variant.suite.context, name=name))
-            exact = "^(?:" + "|".join(re.escape(k) for k in keys) + ")$"
-            slowed_plan = self._plan(renamed, exact)
-        except (InjectionFailed, AssessmentFailed) as exc:
-            errors[group[0]] = str(exc)
-            self.warnings.append(str(exc))
-            return None
+        variant = self.injector.slowed(self.suite, group, slowdown, workdir)
+        renamed = replace(variant.suite, context=replace(variant.suite.context, name=name))
+        exact = "^(?:" + "|".join(re.escape(k) for k in keys) + ")$"
+        slowed_plan = self._plan(renamed, exact)
         by_key = {p.benchmark.id.key: p for p in slowed_plan.benchmarks}
         return [(m, variant, name, {k: by_key[k] for k in slowed_in[m] if k in by_key}) for m in group]
 

@@ -197,4 +197,5 @@ def test_a_group_that_cannot_be_prepared_is_split_and_only_the_failing_method_is
     assert injector.variants == [("lib:a",), ("lib:b",)]  # (a, c) failed together, then a alone succeeded
     cov = {m.method: m for m in result.abs.methods}
     assert "function lib:c not found" in cov["lib:c"].error and not cov["lib:a"].error
+    assert len([w for w in result.warnings if "not found" in w]) == 1  # the group's failure is not a warning
     assert set(cov["lib:a"].detected_by) == {"fast"} and set(cov["lib:b"].detected_by) == {"solo"}
