@@ -297,8 +297,11 @@ def test_assess_go_example_with_the_compare_rule(tmp_path):
 def test_assess_go_example_group_testing_shares_one_slowed_build(tmp_path):
     """Group testing on real processes: CountWordsSorted is reached only by BenchmarkCountWordsSorted and TopK only
     by BenchmarkTopK (its setup calls CountWordsHash, not Sorted), so one rewritten, compiled module copy slows
-    both, and each detection is attributed to the method its benchmark reaches."""
-    suite, tmp = assess(tmp_path, "go", GO_GROUP_TOML, "--slowdown", "50%")
+    both, and each detection is attributed to the method its benchmark reaches. v = 100 %: these benchmarks' CPU
+    time per operation spreads by 8-18 % between forks even on a quiet machine, and at v = 50 % one pair in six
+    stopped by futility after 3 forks (a CI run); at 100 % six of six pairs were detected after 2 forks (ratios
+    1.69-1.94, interval lower bounds 1.30-1.55)."""
+    suite, tmp = assess(tmp_path, "go", GO_GROUP_TOML, "--slowdown", "100%")
     detail = json.dumps({"detections": suite["detections"], "warnings": suite["warnings"],
                          "methods": suite["abs"]["methods"]}, indent=1)
     reached = {m["method"]: m["reached_by"] for m in suite["abs"]["methods"]}
@@ -308,8 +311,6 @@ def test_assess_go_example_group_testing_shares_one_slowed_build(tmp_path):
     pairs = {(d["method"], d["benchmark"]): d for d in suite["detections"]}
     assert set(pairs) == {("example.com/wordstat.CountWordsSorted", "BenchmarkCountWordsSorted"),
                           ("example.com/wordstat.TopK", "BenchmarkTopK")}, detail
-    for d in pairs.values():  # each benchmark spends nearly all its time in its method: +50 % is noticed (or, on
-        # a contended machine, "overshot": see the compare-rule test above); a screened pair was never slowed
-        if not d["screened"]:
-            assert d["outcome"] in ("detected", "overshot") and d["interval"][0] > 1.0, detail
-    assert any(not d["screened"] for d in pairs.values()), detail
+    for d in pairs.values():  # both methods were slowed in the one build and each benchmark noticed its own
+        # ("overshot" on a contended machine: see the compare-rule test above)
+        assert not d["screened"] and d["outcome"] in ("detected", "overshot") and d["interval"][0] > 1.2, detail
