@@ -16,6 +16,7 @@ from benchwarden.report.escaping import visible
 if TYPE_CHECKING:
     from benchwarden.cluster.session import ClusterSession
     from benchwarden.config import Config
+    from benchwarden.runner.placement import Placement
 
 cluster_option = click.option(
     "--cluster", "cluster", metavar="ADDRESS",
@@ -90,3 +91,29 @@ def warn_odd_toolchains(session: "ClusterSession", contexts: list[Any], err_cons
     """Before any fork: a warning per worker whose toolchain differs from the others' (printed even with -q)."""
     for line in session.toolchain_report(contexts):
         err_console.print(visible(f"warning: {line}"), markup=False, highlight=False)
+
+
+def placement_of(session: "ClusterSession") -> "Placement":
+    """Forks on the session's workers, as many benchmarks at once as the cluster has fork slots, stored under the
+    cluster's machine name (docs/distributed.md)."""
+    from benchwarden.runner.placement import Placement
+
+    return Placement(adapter_factory=session.adapter_factory, concurrency=session.fork_slots,
+                     on_interrupt=session.interrupt, cluster=session.where.describe())
+
+
+@contextlib.contextmanager
+def fork_placement(cli_value: str | None, mix_machines: bool, config: "Config | None", contexts: list[Any],
+                   err_console: Any, quiet: bool = False) -> Iterator["Placement"]:
+    """Where this command's forks run: here, or on the cluster asked for — whose workers are first checked
+    (toolchains warned about, machines of different kinds refused unless ``mix_machines``)."""
+    from benchwarden.runner.placement import HERE
+
+    check_mix_machines(mix_machines, cli_value, config)
+    with cluster_session(cli_value, config, err_console, quiet) as session:
+        if session is None:
+            yield HERE
+            return
+        warn_odd_toolchains(session, contexts, err_console)
+        check_machine_kinds(session, mix_machines, err_console)
+        yield placement_of(session)

@@ -7,14 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from benchwarden.cli.cluster_access import (
-    check_machine_kinds,
-    check_mix_machines,
-    cluster_option,
-    cluster_session,
-    mix_machines_option,
-    warn_odd_toolchains,
-)
+from benchwarden.cli.cluster_access import cluster_option, fork_placement, mix_machines_option
 from benchwarden.cli.common import (
     ExitStatus,
     Invocation,
@@ -41,6 +34,7 @@ from benchwarden.units import format_duration
 
 if TYPE_CHECKING:
     from benchwarden.model import RunMeta
+    from benchwarden.runner.placement import Placement
 
 
 @dataclass(frozen=True)
@@ -116,7 +110,7 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
     from benchwarden.cli.stopping import build_trails, print_stopping, reference_budgets, stopping_json
     from benchwarden.model import RunStatus
     from benchwarden.report.summary import summarize_benchmark
-    from benchwarden.runner.engine import Runner, plan_run
+    from benchwarden.runner.engine import plan_run
     from benchwarden.store import open_store
 
     if resume is not None:
@@ -124,7 +118,6 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
                        "--resume finishes a run with the suites, filter, bounds, stopping settings and label it "
                        "was started with")
     config = load_config(inv.config_path)
-    check_mix_machines(mix_machines, cluster, config)
     store = open_store(store_url_for(inv))
     try:
         if resume is not None:
@@ -141,15 +134,10 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
                       for s in config.select(inv.suite)]
             cli_filter = inv.filter
         with run_progress(inv.err_console, quiet) as progress, \
-                cluster_session(cluster, config, inv.err_console, quiet) as session:  # stderr, also under --json
-            if session is not None:  # forks on the cluster's workers, one benchmark per worker at a time
-                warn_odd_toolchains(session, [s.context for s in suites], inv.err_console)
-                check_machine_kinds(session, mix_machines, inv.err_console)
-                plan = plan_run(suites, cli_filter, adapter_factory=session.adapter_factory, listener=progress)
-                runner = Runner(store, progress, concurrency=session.fork_slots, on_interrupt=session.interrupt)
-            else:
-                plan = plan_run(suites, cli_filter, listener=progress)
-                runner = Runner(store, progress)
+                fork_placement(cluster, mix_machines, config, [s.context for s in suites], inv.err_console,
+                               quiet) as placement:  # stderr, also under --json
+            plan = plan_run(suites, cli_filter, adapter_factory=placement.adapter_factory, listener=progress)
+            runner = placement.runner(store, progress)
             if not plan.benchmarks:
                 if quiet:  # otherwise the progress listener has already said why each suite failed
                     _report_failed_suites(inv, plan.failed_suites)
@@ -157,8 +145,7 @@ def run_command(inv: Invocation, forks, warmup, iterations, iteration_time, stop
                     "every selected suite failed to prepare" if plan.failed_suites else
                     "no benchmark matches the suite filters and --filter"))
             if run_id is None:
-                meta = _meta(config, suites, cli_filter, plan.toolchain, label,
-                             session.where.describe() if session is not None else None)
+                meta = _meta(config, suites, cli_filter, plan.toolchain, label, placement)
             outcome = runner.run(plan, meta, resume_run_id=run_id)
             for line in outcome.ended_orphans:  # forks a killed benchwarden had left running
                 inv.err_console.print(visible(f"run {run_id}: {line}"), markup=False, highlight=False)
@@ -240,20 +227,16 @@ def _suites_from_snapshot(config, snapshot, run_id: int) -> tuple[list[Suite], s
     return suites, snapshot.get("filter")
 
 
-def _meta(config, suites, cli_filter, toolchain, label, cluster: str | None = None) -> RunMeta:
-    """The run's metadata; ``cluster``: where its forks ran (each fork records its worker; the run's machine is
-    the one that scheduled them)."""
-    from benchwarden.environment import MACHINE_KEY_MAX, collect_run_meta
+def _meta(config, suites, cli_filter, toolchain, label, placement: Placement) -> RunMeta:
+    """The run's metadata; on a cluster the run's machine is the cluster, not the driver, so its history series
+    does not join the driver's own runs (each fork records its worker; docs/distributed.md)."""
+    from benchwarden.environment import collect_run_meta
     from benchwarden.runner.snapshot import run_snapshot
 
     snapshot = run_snapshot(config, suites, cli_filter)
-    if cluster is None:
-        return collect_run_meta(config.root, toolchain=toolchain, config=snapshot, label=label)
-    snapshot["cluster"] = cluster
-    meta = collect_run_meta(config.root, toolchain=toolchain, config=snapshot, label=label)
-    # the run's machine is the cluster, not the driver: its history series must not join the driver's own runs
-    # (the forks' machines are stored with each fork; docs/distributed.md)
-    return replace(meta, machine={**meta.machine, "name": f"cluster {cluster}"[:MACHINE_KEY_MAX]})
+    if placement.cluster is not None:
+        snapshot["cluster"] = placement.cluster
+    return placement.meta(collect_run_meta(config.root, toolchain=toolchain, config=snapshot, label=label))
 
 
 def _report_failed_suites(inv: Invocation, failed) -> None:

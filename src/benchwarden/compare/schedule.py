@@ -207,11 +207,11 @@ class InterleavedSession:
 
     def _run_concurrently(self, states: list[_BenchmarkState]) -> list[BenchmarkComparison]:
         """Each round's pairs at once, ``concurrency`` at a time; the round's orders drawn first, from the seed."""
-        from benchwarden.runner.engine import _Serialised
+        from benchwarden.runner.engine import Serialised
 
         lock = threading.RLock()
         store, listener = self.store, self.listener
-        self.store, self.listener = _Serialised(store, lock), _Serialised(listener, lock)  # type: ignore[assignment]
+        self.store, self.listener = Serialised(store, lock), Serialised(listener, lock)  # type: ignore[assignment]
         pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="benchwarden-pair")
         try:
             pair = 0

@@ -385,7 +385,7 @@ class Runner:
         """
         lock = threading.RLock()
         store, listener = self.store, self.listener
-        self.store, self.listener = _Serialised(store, lock), _Serialised(listener, lock)  # type: ignore[assignment]
+        self.store, self.listener = Serialised(store, lock), Serialised(listener, lock)  # type: ignore[assignment]
         total = len(plan.benchmarks)
         slots: list[BenchmarkResult | None] = [None] * total
         skipped = 0
@@ -485,7 +485,7 @@ def _by_index(forks: list[ForkResult]) -> tuple[ForkResult, ...]:
     return tuple(sorted(forks, key=lambda f: f.index))
 
 
-class _Serialised:
+class Serialised:
     """Calls the wrapped object's methods one thread at a time (the store and the listeners are written for
     one thread; concurrent benchmarks share them)."""
 

@@ -6,7 +6,9 @@ A check stores every fork it measures (one run per suite and revision, labelled 
 * the run measured the same commit and its tree was clean (``commit`` equal, ``dirty`` false);
 * its fingerprint is equal: the suite's definition (kind, build, artifact, JVM arguments, suite
   environment, adapter options, path inside the repository), its run settings except the fork counts
-  and timeouts (iteration time, warmup bounds, measurement iterations, stop policy...), the machine (host name and CPU model) and the
+  and timeouts (iteration time, warmup bounds, measurement iterations, stop policy...), the machine (host name
+  and CPU model, and its declared name when it has one: forks a check ran on a cluster's workers are the
+  cluster's, ``cluster tcp://…``, never reused by a check here or on another cluster) and the
   process environment that reaches the benchmark processes (minus variables that change from one
   shell session to the next, :data:`VOLATILE_ENV`) — so ``WORDSTAT_SLOW=1 benchwarden check`` never
   reuses forks measured without it;
@@ -31,7 +33,7 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from benchwarden.config import Suite
-from benchwarden.model import BenchmarkId, ForkStatus, RunData
+from benchwarden.model import BenchmarkId, ForkResult, ForkStatus, RunData
 
 #: label of every run a check stores
 CHECK_LABEL = "check"
@@ -62,7 +64,8 @@ def fingerprint(suite: Suite, relative_root: str, machine: Mapping[str, str],
                   "artifact": ctx.artifact, "jvm_args": list(ctx.jvm_args), "env": dict(sorted(ctx.env.items())),
                   "options": json.loads(json.dumps(dict(ctx.options), sort_keys=True, default=str))},
         "fork": per_fork,
-        "machine": {k: machine.get(k) for k in ("hostname", "cpu")},
+        # the declared name too when there is one: a cluster's runs are named after it (runner/placement.py)
+        "machine": {k: machine.get(k) for k in ("hostname", "cpu", "name") if k != "name" or machine.get(k)},
         "env": dict(sorted(stable_environment(env).items())),
     }
     text = json.dumps(payload, sort_keys=True, default=str)
@@ -76,9 +79,14 @@ def run_fingerprint(run: RunData) -> str | None:
 
 def complete_forks(run: RunData, bid: BenchmarkId) -> list[list[float]]:
     """Measurement values of every complete fork of ``bid`` in ``run``."""
+    return [list(f.measurement_ns) for f in complete_fork_results(run, bid)]
+
+
+def complete_fork_results(run: RunData, bid: BenchmarkId) -> list[ForkResult]:
+    """Every complete fork of ``bid`` in ``run`` (with measurements), in the order stored."""
     for result in run.results:
         if result.benchmark.id == bid:
-            return [list(f.measurement_ns) for f in result.forks if f.status is ForkStatus.COMPLETE and f.measurement]
+            return [f for f in result.forks if f.status is ForkStatus.COMPLETE and f.measurement]
     return []
 
 
@@ -100,10 +108,10 @@ class StoreLookup:
         return self._loaded[run_id]
 
     def reusable(self, fp: str, commit: str, wanted: Iterable[BenchmarkId], max_age_s: float,
-                 now: float) -> dict[BenchmarkId, tuple[list[list[float]], list[int]]]:
-        """Forks of ``wanted`` benchmarks from clean check runs of ``commit`` with fingerprint ``fp``."""
+                 now: float) -> dict[BenchmarkId, tuple[list[ForkResult], list[int]]]:
+        """Complete forks of ``wanted`` benchmarks from clean check runs of ``commit`` with fingerprint ``fp``."""
         wanted = list(wanted)
-        found: dict[BenchmarkId, tuple[list[list[float]], list[int]]] = {}
+        found: dict[BenchmarkId, tuple[list[ForkResult], list[int]]] = {}
         for summary in self._runs():
             if summary.commit != commit or summary.dirty is not False or summary.created_at < now - max_age_s:
                 continue
@@ -111,7 +119,7 @@ class StoreLookup:
             if run_fingerprint(run) != fp:
                 continue
             for bid in wanted:
-                forks = complete_forks(run, bid)
+                forks = complete_fork_results(run, bid)
                 if forks:
                     entry = found.setdefault(bid, ([], []))
                     entry[0].extend(forks)
