@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 from benchwarden.config import Suite
+from benchwarden.environment import machine_key
 from benchwarden.errors import BenchwardenError, UsageError
 from benchwarden.model import RunStatus
+from benchwarden.runner.placement import HERE, Placement
 from benchwarden.store.commits import StoredRun
 
 #: key of the run's configuration snapshot that names the commit a backfill measured (``run --resume`` refuses it)
@@ -89,31 +91,36 @@ def already_measured(stored: Iterable[StoredRun], machine_key: str, suites: Sequ
 
 
 def measure_commit(store, suites: Sequence[Suite], repo: Path, commit: str, cli_filter: str | None,
-                   config_path: Path, label: str | None, listener) -> tuple[int, int]:
+                   config_path: Path, label: str | None, listener, placement: Placement = HERE) -> tuple[int, int]:
     """One commit: check out and build its suites once, plan, run.  Returns (run id, benchmarks measured).
 
     Raises BenchwardenError when nothing could be planned (the suites' errors named).
     """
     from benchwarden.environment import GitState, collect_run_meta
     from benchwarden.revisions import suite_for_revision
-    from benchwarden.runner.engine import Runner, plan_run
+    from benchwarden.runner.engine import plan_run
 
     rooted = [suite_for_revision(suite, repo, commit)[0] for suite in suites]
-    plan = plan_run(rooted, cli_filter, listener=listener)
+    plan = plan_run(rooted, cli_filter, adapter_factory=placement.adapter_factory, listener=listener)
     if not plan.benchmarks:
         reasons = "; ".join(f"{name}: {exc}" for name, exc in plan.failed_suites.items())
         raise BenchwardenError(f"nothing to measure at {commit[:12]}: {reasons or 'no benchmark matches'}")
-    meta = collect_run_meta(None, toolchain=plan.toolchain, config=snapshot(rooted, cli_filter, config_path, commit),
-                            label=label, source=GitState(commit, False))
-    outcome = Runner(store, listener).run(plan, meta)
+    config = snapshot(rooted, cli_filter, config_path, commit)
+    if placement.cluster is not None:
+        config["cluster"] = placement.cluster
+    meta = collect_run_meta(None, toolchain=plan.toolchain, config=config, label=label,
+                            source=GitState(commit, False))
+    outcome = placement.runner(store, listener).run(plan, placement.meta(meta))
     return outcome.run_id, len(outcome.results)
 
 
-def backfill(store, suites: Sequence[Suite], repo: Path, commits: Sequence[tuple[str, str]], machine_key: str,
+def backfill(store, suites: Sequence[Suite], repo: Path, commits: Sequence[tuple[str, str]],
              cli_filter: str | None, config_path: Path, label: str | None, listener,
-             on_commit: Callable[[int, CommitOutcome], None] = lambda i, o: None) -> list[CommitOutcome]:
-    """Measure ``commits`` ((sha, subject) oldest first) that are not measured yet; report each as it ends."""
-    done = already_measured(store.stored_runs(), machine_key, suites, cli_filter)
+             on_commit: Callable[[int, CommitOutcome], None] = lambda i, o: None,
+             placement: Placement = HERE) -> list[CommitOutcome]:
+    """Measure ``commits`` ((sha, subject) oldest first) that are not measured yet on the placement's machine
+    (this one, or the cluster); report each as it ends."""
+    done = already_measured(store.stored_runs(), machine_key(placement.machine()), suites, cli_filter)
     outcomes = []
     for i, (sha, subject) in enumerate(commits):
         if sha in done:
@@ -121,7 +128,8 @@ def backfill(store, suites: Sequence[Suite], repo: Path, commits: Sequence[tuple
         else:
             started = time.monotonic()
             try:
-                run_id, count = measure_commit(store, suites, repo, sha, cli_filter, config_path, label, listener)
+                run_id, count = measure_commit(store, suites, repo, sha, cli_filter, config_path, label, listener,
+                                               placement)
                 outcome = CommitOutcome(sha, subject, "measured", run_id, count, time.monotonic() - started)
             except BenchwardenError as exc:
                 from benchwarden.runner.engine import RunInterrupted

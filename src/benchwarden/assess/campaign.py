@@ -24,15 +24,15 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import AbstractSet, Callable, Mapping, Sequence
+from typing import AbstractSet, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from benchwarden.adapters import get_adapter
-from benchwarden.adapters.base import Adapter
 from benchwarden.assess.detect import (
     Detection,
     DetectionDesign,
@@ -63,8 +63,9 @@ from benchwarden.assess.variability import VariabilityReport, assess_variability
 from benchwarden.config import Suite
 from benchwarden.environment import GitState, collect_run_meta, git_state
 from benchwarden.errors import BenchwardenError, ConfigError, in_suite
-from benchwarden.model import BenchmarkStatus, ForkStatus, RunData, RunMeta, RunStatus
-from benchwarden.runner.engine import Plan, PlannedBenchmark, Runner, plan_run, run_fork
+from benchwarden.model import BenchmarkId, BenchmarkStatus, ForkResult, ForkStatus, RunData, RunMeta, RunStatus
+from benchwarden.runner.engine import MAX_LOST_FORKS, Plan, PlannedBenchmark, Serialised, plan_run, run_fork
+from benchwarden.runner.placement import HERE, Placement
 from benchwarden.runner.policy import StopPolicy, make_policy
 from benchwarden.runner.progress import ProgressListener
 
@@ -159,7 +160,7 @@ class Campaign:
     """Runs and analyses one suite. ``log`` receives one-line progress messages (the CLI prints them)."""
 
     def __init__(self, suite: Suite, store, scratch_store, workdir: Path, options: AssessOptions,
-                 listener: ProgressListener | None = None, adapter_factory: Callable[[str], Adapter] = get_adapter,
+                 listener: ProgressListener | None = None, placement: Placement = HERE,
                  injector: Injector | None = None, log: Callable[[str], None] = lambda message: None,
                  monotonic: Callable[[], float] = time.monotonic):
         self.suite = suite
@@ -168,7 +169,7 @@ class Campaign:
         self.workdir = workdir
         self.options = options
         self.listener = listener or ProgressListener()
-        self.adapter_factory = adapter_factory
+        self.placement = placement  # here, or a cluster's workers (docs/distributed.md)
         self.injector = injector or injector_for(suite.kind)
         self.log = log
         self.monotonic = monotonic
@@ -221,7 +222,7 @@ class Campaign:
     # ------------------------------------------------------------------ steps
 
     def _plan(self, suite: Suite, cli_filter: str | None) -> Plan:
-        plan = plan_run([suite], cli_filter, adapter_factory=self.adapter_factory, listener=self.listener)
+        plan = plan_run([suite], cli_filter, adapter_factory=self.placement.adapter_factory, listener=self.listener)
         self.toolchain = {**plan.toolchain, **self.toolchain}
         if plan.failed_suites:
             raise AssessmentFailed(in_suite(suite.name, plan.failed_suites[suite.name]))
@@ -236,7 +237,7 @@ class Campaign:
         while len(runs) < self.options.runs:
             self.log(f"baseline run {len(runs) + 1} of {self.options.runs}"
                      + (f" ({len(reused)} reused from the store)" if reused else ""))
-            outcome = Runner(self.store, self.listener).run(plan, self._meta(BASELINE_LABEL))
+            outcome = self.placement.runner(self.store, self.listener).run(plan, self._meta(BASELINE_LABEL))
             run = self.store.load_run(outcome.run_id)
             spent += _machine_s(run)
             runs.append(run)
@@ -270,8 +271,10 @@ class Campaign:
                     "filter": self.options.cli_filter if cli_filter is None else cli_filter,
                     "suites": {suite.name: {"kind": suite.kind, "root": str(suite.context.root),
                                             "settings": suite.settings.to_dict()}}}
-        return collect_run_meta(suite.context.root, source=GitState(self.commit, self.dirty),
-                                toolchain=self.toolchain, config=snapshot, label=label)
+        if self.placement.cluster is not None:
+            snapshot["cluster"] = self.placement.cluster
+        return self.placement.meta(collect_run_meta(suite.context.root, source=GitState(self.commit, self.dirty),
+                                                    toolchain=self.toolchain, config=snapshot, label=label))
 
     def _slowdown(self, variability: VariabilityReport) -> tuple[float, str]:
         if self.options.slowdown is not None:
@@ -485,6 +488,8 @@ class Campaign:
             self.scratch.add_benchmark(run_id, pair.planned.benchmark)
         rng = np.random.default_rng(self.options.seed)
         spent = 0.0
+        indices: dict[BenchmarkId, int] = {}  # forks stored per benchmark: the next one's index
+        lost: dict[BenchmarkId, int] = {}
         try:
             for round_ in range(1, design.max_forks + 1):
                 active = [p for p in pending if p.detection is None and p.error is None]
@@ -494,23 +499,35 @@ class Campaign:
                 self.log(f"round {round_} of at most {design.max_forks}: a slowed fork for each of {len(active)} "
                          f"undecided (method, benchmark) pair(s), a baseline fork for each of {len(keys)} benchmark(s)")
                 jobs: list[tuple[str, _SlowedPair | None]] = [(key, None) for key in keys] + [(p.key, p) for p in active]
-                for index in rng.permutation(len(jobs)):
-                    key, job = jobs[int(index)]
-                    planned = base_plan[key] if job is None else job.planned
-                    policy = base_policies[key] if job is None else job.policy
-                    fork = run_fork(planned.adapter, planned, round_, policy, self.listener)
-                    self.scratch.save_fork(run_id, planned.benchmark.id, fork)
-                    spent += fork.duration_s
-                    complete = fork.status is ForkStatus.COMPLETE and bool(fork.measurement)
-                    if job is None:  # a fresh baseline fork
-                        if complete:
-                            base[key].append(list(fork.measurement_ns))
+                todo = [jobs[int(index)] for index in rng.permutation(len(jobs))]
+                while todo:  # a fork whose machine went away (a cluster worker died) runs again, as run's do
+                    again = []
+                    forks = []
+                    for key, job in todo:
+                        planned = base_plan[key] if job is None else job.planned
+                        bid = planned.benchmark.id
+                        indices[bid] = indices.get(bid, 0) + 1
+                        forks.append((planned, base_policies[key] if job is None else job.policy, indices[bid]))
+                    for (key, job), (planned, _, index), fork in zip(todo, forks, self._round_forks(forks)):
+                        self.scratch.save_fork(run_id, planned.benchmark.id, fork)
+                        spent += fork.duration_s
+                        if fork.status is ForkStatus.LOST and lost.get(planned.benchmark.id, 0) < MAX_LOST_FORKS:
+                            lost[planned.benchmark.id] = lost.get(planned.benchmark.id, 0) + 1
+                            self.log(f"fork {index} of {planned.benchmark.id.key} lost its machine "
+                                     f"({fork.message or 'worker gone'}); running it again")
+                            again.append((key, job))
+                            continue
+                        complete = fork.status is ForkStatus.COMPLETE and bool(fork.measurement)
+                        if job is None:  # a fresh baseline fork
+                            if complete:
+                                base[key].append(list(fork.measurement_ns))
+                            else:
+                                base_failed[key] = f"baseline fork {index}: {fork.message or fork.status.value}"
+                        elif complete:
+                            job.slowed.append(list(fork.measurement_ns))
                         else:
-                            base_failed[key] = f"baseline fork {round_}: {fork.message or fork.status.value}"
-                    elif complete:
-                        job.slowed.append(list(fork.measurement_ns))
-                    else:
-                        job.error = f"slowed fork {round_}: {fork.message or fork.status.value}"
+                            job.error = f"slowed fork {index}: {fork.message or fork.status.value}"
+                    todo = again
                 for pair in active:
                     if pair.error is None and pair.key in base_failed:
                         pair.error = base_failed[pair.key]
@@ -548,6 +565,29 @@ class Campaign:
                                  f"wait, or its recursion compounds; those pairs do not count as detecting it")
         return detections, spent
 
+    def _round_forks(self, forks: list[tuple[PlannedBenchmark, StopPolicy, int]]) -> Iterator[ForkResult]:
+        """A fork of each (planned benchmark, stop policy, fork index), in the order given: one after another
+        here; on a cluster as many at once as it has fork slots (they are independent: the pairs are judged after
+        the round), each started in that order.  Yields the forks in the order given."""
+        if self.placement.concurrency <= 1:
+            for planned, policy, index in forks:
+                yield run_fork(planned.adapter, planned, index, policy, self.listener)
+            return
+        listener: ProgressListener = Serialised(self.listener, threading.RLock())  # type: ignore[assignment]
+        with ThreadPoolExecutor(max_workers=self.placement.concurrency,
+                                thread_name_prefix="benchwarden-assess") as pool:
+            futures = [pool.submit(run_fork, planned.adapter, planned, index, policy, listener)
+                       for planned, policy, index in forks]
+            try:
+                for future in futures:
+                    yield future.result()
+            except BaseException:  # Ctrl-C here, or the caller gave up on the round (GeneratorExit)
+                for future in futures:
+                    future.cancel()  # not yet started: nothing to stop
+                if self.placement.on_interrupt is not None and not all(f.done() for f in futures):
+                    self.placement.on_interrupt()  # the running forks end as interrupted
+                raise
+
     def _paired_runs(self, variants, base_by_key) -> tuple[list[RunData], float]:
         """One scratch-store run per repetition: per benchmark, its baseline next to its slowed variants.
 
@@ -568,8 +608,8 @@ class Campaign:
                     order.extend([base, *slowed] if rep % 2 == 0 else [*slowed, base])
             self.log(f"repetition {rep + 1} of {self.options.repetitions}: {len(order)} benchmark runs "
                      f"({len(variants)} slowed method(s))")
-            outcome = Runner(self.scratch, self.listener).run(Plan(benchmarks=order),
-                                                              self._meta(f"assess:slowed:{rep + 1}"))
+            outcome = self.placement.runner(self.scratch, self.listener).run(
+                Plan(benchmarks=order), self._meta(f"assess:slowed:{rep + 1}"))
             run = self.scratch.load_run(outcome.run_id)
             spent += _machine_s(run)
             runs.append(run)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
+from benchwarden.cli.cluster_access import cluster_option, fork_placement, mix_machines_option
 from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.errors import BenchwardenError, ConfigError, UsageError, in_suite
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from benchwarden.assess.campaign import AssessOptions, SuiteAssessment
     from benchwarden.assess.methods import AssessSettings
     from benchwarden.config import Config, Suite
+    from benchwarden.runner.placement import Placement
 
 SCRATCH_STORE = "assess-slowed.db"
 
@@ -52,8 +54,10 @@ def _slowdown_option(ctx: click.Context, param: click.Parameter, value: str | No
               help="Write a benchmark stub per uncovered method into this directory.")
 @click.option("--html", "html_file", type=click.Path(path_type=Path, dir_okay=False), help="Write an HTML report.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress messages.")
+@cluster_option
+@mix_machines_option
 def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, min_forks, max_forks, stubs_dir,
-                   html_file, quiet) -> int:
+                   html_file, quiet, cluster, mix_machines) -> int:
     """Assess the suite: how stable each benchmark is, and which core API methods it would notice getting slower.
 
     Runs the suite N times (reusing stored runs of the same commit), slows each method of K′ down for
@@ -87,12 +91,16 @@ def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, 
     scratch = open_store(_scratch_location(store_url, config))
     docs, failures = [], 0
     try:
-        with tempfile.TemporaryDirectory(prefix="benchwarden-assess-") as workdir:
+        with fork_placement(cluster, mix_machines, config, [s.context for s in suites], inv.err_console,
+                            quiet) as placement, \
+                tempfile.TemporaryDirectory(prefix="benchwarden-assess-", dir=_workdir_parent(config, placement)) \
+                as workdir:
             for suite in suites:
                 options = _options(settings, suite, config, inv, runs, methods, top, slowdown, budget, rule, (lowest, highest))
                 log(f"suite {suite.name}: {options.runs} baseline runs, then slowdown injection")
                 try:
-                    result = Campaign(suite, store, scratch, Path(workdir) / suite.name, options, log=log).run()
+                    result = Campaign(suite, store, scratch, Path(workdir) / suite.name, options, log=log,
+                                      placement=placement).run()
                 except BenchwardenError as exc:
                     failures += 1
                     inv.err_console.print(f"error: {rich_text(in_suite(suite.name, exc))}", highlight=False)
@@ -165,6 +173,17 @@ def _options(settings: AssessSettings, suite: Suite, config: Config, inv: Invoca
         unstable_spread=settings.unstable_spread, cli_filter=inv.filter, config_path=str(config.path),
         rule=rule or settings.rule, min_forks=forks[0], max_forks=forks[1], min_change=compare.min_change,
         thresholds=tuple(compare.thresholds.items()))
+
+
+def _workdir_parent(config: Config, placement: Placement) -> str | None:
+    """Where the slowed variants and the tracing output go: the system's temporary folder; on a cluster the
+    config's ``.benchwarden/`` folder, which the workers see (they share the driver's filesystem,
+    docs/distributed.md) where they may not see its /tmp."""
+    if not placement.remote:
+        return None
+    folder = config.root / ".benchwarden"
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(folder)
 
 
 def _scratch_location(store_url: str, config: Config) -> str:

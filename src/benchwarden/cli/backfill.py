@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from benchwarden.cli.cluster_access import cluster_option, fork_placement, mix_machines_option
 from benchwarden.cli.common import ExitStatus, Invocation, common_options, parse_duration_option, with_bound_flags
 from benchwarden.cli.store_access import store_url_for
 
@@ -20,18 +21,21 @@ from benchwarden.cli.store_access import store_url_for
               help="Time per iteration, e.g. 1s, 200ms.")
 @click.option("--label", default="backfill", show_default=True, help="The label stored with each run.")
 @click.option("--quiet", "-q", is_flag=True, help="No per-fork progress on stderr; one line per commit.")
+@cluster_option
+@mix_machines_option
 def backfill_command(inv: Invocation, commit_range: str, every: int, forks, warmup, iterations, iteration_time,
-                     label: str, quiet: bool) -> int:
+                     label: str, quiet: bool, cluster: str | None, mix_machines: bool) -> int:
     """Measure the commits of A..B (after A, up to and including B, along first parents), one run each.
 
     Each commit is checked out into a cached worktree and built once (as `compare` does with revisions);
-    a commit with a complete run on this machine for the same suites and --filter is skipped, so the same
-    command after an interruption measures only what is missing. Then `benchwarden history` shows the series.
+    a commit with a complete run on this machine (or, with --cluster, on that cluster) for the same suites and
+    --filter is skipped, so the same command after an interruption measures only what is missing. Then
+    `benchwarden history` shows the series.
     """
     from benchwarden.backfill import backfill, parse_range, thinned
     from benchwarden.cli.progress import run_progress
     from benchwarden.config import load_config
-    from benchwarden.environment import machine_identity, machine_key
+    from benchwarden.environment import machine_key
     from benchwarden.history.gitlog import commit_infos, range_commits
     from benchwarden.report.escaping import visible
     from benchwarden.revisions import repository_root
@@ -47,7 +51,6 @@ def backfill_command(inv: Invocation, commit_range: str, every: int, forks, warm
         raise click.UsageError(f"{commit_range}: no commit after {base} up to {tip}")
     wanted = set(thinned([sha for sha, _ in every_commit], every))
     commits = [(sha, subject) for sha, subject in every_commit if sha in wanted]
-    key = machine_key(machine_identity())
     total = len(commits)
 
     def report(i: int, outcome) -> None:
@@ -60,8 +63,12 @@ def backfill_command(inv: Invocation, commit_range: str, every: int, forks, warm
 
     store = open_store(store_url_for(inv))
     try:
-        with run_progress(inv.err_console, quiet) as progress:
-            outcomes = backfill(store, suites, repo, commits, key, inv.filter, config.path, label, progress, report)
+        with run_progress(inv.err_console, quiet) as progress, \
+                fork_placement(cluster, mix_machines, config, [s.context for s in suites], inv.err_console,
+                               quiet) as placement:
+            key = machine_key(placement.machine())
+            outcomes = backfill(store, suites, repo, commits, inv.filter, config.path, label, progress, report,
+                                placement)
         store.record_commits(list(commit_infos(repo, [sha for sha, _ in commits]).values()))
     finally:
         store.close()

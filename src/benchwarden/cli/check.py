@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 from rich.text import Text
 
+from benchwarden.cli.cluster_access import cluster_option, fork_placement, mix_machines_option
 from benchwarden.cli.common import (
     ExitStatus,
     FiniteFloatRange,
@@ -49,8 +50,11 @@ if TYPE_CHECKING:
 @click.option("--iterations", type=click.IntRange(min=1), help="Measurement iterations per fork.")
 @click.option("--iteration-time", callback=parse_duration_option, metavar="DURATION", help="Time per iteration, e.g. 100ms.")
 @click.option("--quiet", "-q", is_flag=True, help="No live progress.")
+@cluster_option
+@mix_machines_option
 def check_command(inv: Invocation, files, junit_path, strict, interpretation, alpha, lenient, max_rounds,
-                  max_forks, no_reuse, no_annotations, forks, warmup, iterations, iteration_time, quiet) -> int:
+                  max_forks, no_reuse, no_annotations, forks, warmup, iterations, iteration_time, quiet,
+                  cluster, mix_machines) -> int:
     """Check performance assertions written in Stochastic Performance Logic.
 
     Assertions come from the FILES named, else from every *.spl file below the config file, the
@@ -78,8 +82,10 @@ def check_command(inv: Invocation, files, junit_path, strict, interpretation, al
     suites = [with_bound_flags(s, forks, warmup, iterations, iteration_time) for s in config.select(inv.suite)]
     store = open_store(store_url_for(inv))
     try:
-        with run_progress(inv.err_console, quiet) as progress:
-            checker = Checker(suites, config.root, store, settings, progress)
+        with run_progress(inv.err_console, quiet) as progress, \
+                fork_placement(cluster, mix_machines, config, [s.context for s in suites], inv.err_console,
+                               quiet) as placement:
+            checker = Checker(suites, config.root, store, settings, progress, placement)
             assertions = _assertions(inv, config, model, checker, files, settings)
             outcome = checker.run(assertions)
         metrics = _metrics(store, outcome.runs)
@@ -141,6 +147,7 @@ def _print(inv: Invocation, outcome: CheckOutcome, junit_path: Path | None, metr
         comparison_table,
         expansion_lines,
         instance_table,
+        machine_lines,
         suite_prefix,
         summary_line,
         warnings_of,
@@ -159,6 +166,8 @@ def _print(inv: Invocation, outcome: CheckOutcome, junit_path: Path | None, metr
             console.print(Text(visible(f"    note: {warning}"), style="dim"))
         console.print()
     console.print(to_rich(instance_table(outcome)))
+    for line in machine_lines(outcome):
+        console.print(Text(visible(line), style="dim"))
     if metrics:
         console.print(to_rich(metric_summary_table(metrics, title="metrics of the runs measured (median of fork "
                                                                   "values; spread between forks)")))

@@ -32,11 +32,12 @@ from typing import Callable, Sequence
 from benchwarden.adapters import get_adapter
 from benchwarden.adapters.base import Adapter
 from benchwarden.config import RunSettings, Suite
-from benchwarden.environment import GitState, collect_run_meta, git_state, machine_identity
+from benchwarden.environment import GitState, collect_run_meta, git_state
 from benchwarden.errors import BenchwardenError
-from benchwarden.model import Benchmark, BenchmarkId, BenchmarkStatus, RunMeta
+from benchwarden.model import Benchmark, BenchmarkId, BenchmarkStatus, ForkResult, ForkStatus, RunMeta
 from benchwarden.revisions import repository_root, resolve_commit, suite_for_revision
-from benchwarden.runner.engine import Plan, PlannedBenchmark, Runner
+from benchwarden.runner.engine import Plan, PlannedBenchmark
+from benchwarden.runner.placement import HERE, Placement
 from benchwarden.runner.progress import ProgressListener
 from benchwarden.spl.ast import Program
 from benchwarden.spl.expand import ExpandedAssertion, Instance, expand_program
@@ -44,6 +45,8 @@ from benchwarden.spl.logic import Truth, v_all
 from benchwarden.spl.reuse import CHECK_LABEL, StoreLookup, fingerprint
 from benchwarden.spl.settings import CheckSettings
 from benchwarden.spl.verdicts import AssertionResult, InstanceData, evaluate
+from benchwarden.stats.machines import machine_spread
+from benchwarden.stats.results import MachineSpread
 
 WORKTREE_KEY = "WORKTREE"
 
@@ -152,13 +155,28 @@ class DataKey:
 @dataclass
 class Collected:
     forks: list[list[float]] = field(default_factory=list)
+    machines: list[str] = field(default_factory=list)  # per fork: the cluster worker it ran on, "" here
     reused_runs: list[int] = field(default_factory=list)
     measured_runs: list[int] = field(default_factory=list)
     history: list[tuple[float, int]] = field(default_factory=list)
     failure: str | None = None
 
+    def add(self, forks: Sequence[ForkResult]) -> None:
+        """Complete forks (with measurements), measured or reused."""
+        self.forks.extend(list(f.measurement_ns) for f in forks)
+        self.machines.extend(f.machine_name for f in forks)
+
     def data(self) -> InstanceData:
         return InstanceData(tuple(tuple(f) for f in self.forks), tuple(self.history), self.failure)
+
+    def machine_level(self) -> MachineSpread | None:
+        """How the instance's fork means differ between the machines they ran on (docs/distributed.md), when
+        they ran on two or more; None otherwise.  Reported beside the verdicts, not folded into them: a check
+        on a cluster of one machine kind pools its forks, as `show` does."""
+        labels = [m or "this machine" for m in self.machines]
+        if len(set(labels)) < 2:
+            return None
+        return machine_spread([sum(f) / len(f) for f in self.forks], labels)
 
 
 @dataclass
@@ -184,16 +202,18 @@ class Checker:
     """Runs a check over a store; ``listener`` sees the runner's progress events."""
 
     def __init__(self, suites: Sequence[Suite], config_root: Path, store, settings: CheckSettings,
-                 listener: ProgressListener | None = None,
-                 adapter_factory: Callable[[str], Adapter] = get_adapter,
+                 listener: ProgressListener | None = None, placement: Placement = HERE,
                  wall: Callable[[], float] = time.time):
-        self.catalog = SuiteCatalog(suites, config_root, adapter_factory)
+        """``placement``: where the forks run (here, or a cluster's workers: then the runs, and the fingerprints
+        that decide what is reused, are the cluster's, never this machine's)."""
+        self.catalog = SuiteCatalog(suites, config_root, placement.adapter_factory)
         self.store = store
         self.settings = settings
         self.listener = listener or ProgressListener()
+        self.placement = placement
         self.wall = wall
         self.lookup = StoreLookup(store)
-        self.machine = dict(machine_identity())
+        self.machine = dict(placement.machine())
         self.collected: dict[DataKey, Collected] = {}
         self.runs: list[int] = []
 
@@ -254,7 +274,7 @@ class Checker:
                                              self.settings.reuse_max_age_s, self.wall())
                 for key in group:
                     forks, run_ids = found.get(key.benchmark, ([], []))
-                    self.collected[key].forks.extend(forks)
+                    self.collected[key].add(forks)
                     self.collected[key].reused_runs.extend(run_ids)
             if self.settings.history_runs > 0:
                 for key in group:
@@ -304,8 +324,8 @@ class Checker:
             settings = replace(_benchmark_settings(target.suite, key.benchmark), forks_min=1, forks_max=1)
             planned.append(PlannedBenchmark(replace(target.suite, settings=settings), target.adapter,
                                             target.benchmarks[key.benchmark]))
-        outcome = Runner(self.store, self.listener).run(Plan(benchmarks=planned, toolchain=dict(target.toolchain)),
-                                                        self._meta(target))
+        outcome = self.placement.runner(self.store, self.listener).run(
+            Plan(benchmarks=planned, toolchain=dict(target.toolchain)), self._meta(target))
         self.runs.append(outcome.run_id)
         by_id = {r.benchmark.id: r for r in outcome.results}
         for key in keys:
@@ -314,18 +334,20 @@ class Checker:
             collected.measured_runs.append(outcome.run_id)
             if result is None:
                 continue
-            collected.forks.extend(result.measurement_matrix())
+            collected.add([f for f in result.forks if f.status is ForkStatus.COMPLETE and f.measurement])
             if result.status is BenchmarkStatus.FAILED:
                 collected.failure = result.message or "the benchmark failed"
 
     def _meta(self, target: Target) -> RunMeta:
         src = target.source
         known = GitState(src.commit, src.dirty) if src.key != WORKTREE_KEY else None
-        return collect_run_meta(self.catalog.config_root, source=known, created_at=self.wall(),
+        meta = collect_run_meta(self.catalog.config_root, source=known, created_at=self.wall(),
                                 toolchain=target.toolchain, label=CHECK_LABEL,
                                 config={"check": {"fingerprint": self._fingerprint(target),
                                                   "suite": target.suite.name, "source": src.label,
-                                                  "root": str(target.suite.context.root)}})
+                                                  "root": str(target.suite.context.root)},
+                                        **({"cluster": self.placement.cluster} if self.placement.remote else {})})
+        return self.placement.meta(meta)
 
     def _evaluate(self, assertions: Sequence[ExpandedAssertion], keys: dict[Instance, DataKey]) -> list[AssertionResult]:
         return [evaluate(a, lambda i: self.collected[keys[i]].data(), self.settings,

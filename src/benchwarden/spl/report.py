@@ -12,7 +12,7 @@ from typing import Any
 
 from benchwarden.report.junit import JUnitCase
 from benchwarden.report.table import Column, TableModel, fmt_number
-from benchwarden.spl.evaluate import CheckOutcome
+from benchwarden.spl.evaluate import CheckOutcome, Collected
 from benchwarden.spl.expand import format_ns
 from benchwarden.spl.logic import Truth
 from benchwarden.spl.verdicts import AssertionResult, NodeResult, RelationResult
@@ -120,6 +120,23 @@ def instance_table(outcome: CheckOutcome) -> TableModel:
     return table
 
 
+def machine_lines(outcome: CheckOutcome) -> list[str]:
+    """One line per instance whose forks ran on several machines (a cluster, docs/distributed.md): each machine's
+    mean of fork means, and the spreads between machines and between forks on one machine."""
+    lines = []
+    for instance, collected in outcome.instances.items():
+        spread = collected.machine_level()
+        if spread is None:
+            continue
+        each = ", ".join(f"{m} {fmt_time(c)} ({n} fork{'s' if n > 1 else ''})"
+                         for m, c, n in zip(spread.machines, spread.centers, spread.counts))
+        test = "" if spread.p_value != spread.p_value else f", machines differ: p = {spread.p_value:.2g}"
+        lines.append(f"machines of {short(str(instance.benchmark), suite_prefix(outcome))} "
+                     f"({outcome.sources[instance].label}): {each}; between machines ±{spread.between:.1%}, "
+                     f"between forks on one machine ±{spread.within:.1%}{test}")
+    return lines
+
+
 def summary_line(outcome: CheckOutcome) -> str:
     counts = {v: sum(1 for a in outcome.assertions if a.verdict is v) for v in Truth}
     return (f"{len(outcome.assertions)} assertion(s): {counts[Truth.HOLDS]} hold, {counts[Truth.FAILS]} fail, "
@@ -132,6 +149,11 @@ def summary_line(outcome: CheckOutcome) -> str:
 
 def _num(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else x
+
+
+def _machines_json(collected: Collected) -> dict[str, Any] | None:
+    spread = collected.machine_level()
+    return None if spread is None else spread.to_json()
 
 
 def _node_json(node: NodeResult) -> dict[str, Any]:
@@ -174,7 +196,7 @@ def to_json(outcome: CheckOutcome) -> dict[str, Any]:
         "instances": [{
             "instance": i.label, "source": outcome.sources[i].label, "commit": outcome.sources[i].commit,
             "forks": len(c.forks), "reused_runs": c.reused_runs, "measured_runs": c.measured_runs,
-            "failure": c.failure,
+            "failure": c.failure, "machines": _machines_json(c),
         } for i, c in outcome.instances.items()],
         "runs": outcome.runs, "rounds": outcome.rounds, "elapsed_s": round(outcome.elapsed_s, 3),
         "errors": outcome.errors,

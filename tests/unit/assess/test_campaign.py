@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,9 @@ import pytest
 from benchwarden.adapters.base import SuiteContext
 from benchwarden.assess.campaign import AssessOptions, Campaign
 from benchwarden.config import RunSettings, Suite
+from benchwarden.errors import ForkFailed
+from benchwarden.model import ForkStatus
+from benchwarden.runner.placement import Placement
 from benchwarden.store import open_store
 from tests.unit.assess.fake_assess import FakeAssessAdapter, FakeInjector
 
@@ -24,7 +29,7 @@ def campaign(tmp_path, suite, injector=None, **options):
     scratch = open_store(tmp_path / "scratch.db")
     injector = injector or FakeInjector()
     opts = AssessOptions(**{"runs": 3, "slowdown": 1.0, "methods": ("lib:a", "lib:b", "lib:c", "lib:zzz"), **options})
-    c = Campaign(suite, store, scratch, tmp_path / "work", opts, adapter_factory=lambda kind: FakeAssessAdapter(),
+    c = Campaign(suite, store, scratch, tmp_path / "work", opts, placement=Placement(adapter_factory=lambda kind: FakeAssessAdapter()),
                  injector=injector)
     return c, store, scratch, injector
 
@@ -199,3 +204,120 @@ def test_a_group_that_cannot_be_prepared_is_split_and_only_the_failing_method_is
     assert "function lib:c not found" in cov["lib:c"].error and not cov["lib:a"].error
     assert len([w for w in result.warnings if "not found" in w]) == 1  # the group's failure is not a warning
     assert set(cov["lib:a"].detected_by) == {"fast"} and set(cov["lib:b"].detected_by) == {"solo"}
+
+
+class _Overlapping(FakeAssessAdapter):
+    """The fake harness, counting how many forks run at once, overall and with a slowed one among them (each
+    fork holds its first iteration for 20 ms)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.active: list[bool] = []  # per running fork: slowed?
+        self.most = self.most_with_slowed = 0
+
+    def start_fork(self, ctx, benchmark, plan):
+        inner = super().start_fork(ctx, benchmark, plan)
+        slowed = bool({**ctx.env, **plan.env}.get("FAKE_SLOW"))
+        outer = self
+
+        class Fork:
+            def __iter__(self):
+                with outer.lock:
+                    outer.active.append(slowed)
+                    outer.most = max(outer.most, len(outer.active))
+                    if any(outer.active):
+                        outer.most_with_slowed = max(outer.most_with_slowed, len(outer.active))
+                try:
+                    for i, iteration in enumerate(inner):
+                        if i == 0:
+                            time.sleep(0.02)
+                        yield iteration
+                finally:
+                    with outer.lock:
+                        outer.active.remove(slowed)
+
+            def stop(self):
+                inner.stop()
+
+            def output_tail(self):
+                return inner.output_tail()
+
+        return Fork()
+
+
+def test_on_a_cluster_a_rounds_forks_run_at_once_and_reach_the_same_decisions(tmp_path):
+    """With a placement of two fork slots (a cluster's), the baseline runs and each round's slowed and fresh
+    baseline forks run two at a time; every fork is still stored and every pair decided as one at a time would."""
+    suite = make_suite(tmp_path)
+    harness = _Overlapping()
+    store, scratch = open_store(tmp_path / "results.db"), open_store(tmp_path / "scratch.db")
+    opts = AssessOptions(runs=3, slowdown=0.1, max_forks=5, min_change=0.05,
+                         methods=("lib:a", "lib:b", "lib:c", "lib:zzz"))
+    placement = Placement(adapter_factory=lambda kind: harness, concurrency=2, cluster="tcp://10.0.0.1:8786")
+    result = Campaign(suite, store, scratch, tmp_path / "work", opts, placement=placement,
+                      injector=FakeInjector()).run()
+    assert harness.most == 2 and harness.most_with_slowed == 2  # the baseline runs, and the slowed rounds
+    outcome = {(d.method, d.benchmark): d.outcome.value for d in result.detections}
+    assert outcome == {("lib:a", "fast"): "detected", ("lib:a", "noisy"): "undecided",
+                       ("lib:b", "fast"): "not detected", ("lib:b", "solo"): "detected",
+                       ("lib:c", "setup_only"): "not detected"}  # as in the one-at-a-time test above
+    (slowed_run,) = scratch.list_runs()
+    results = scratch.load_run(slowed_run.id).results
+    assert sum(len(r.forks) for r in results if r.benchmark.id.suite != "lib") == \
+        sum(d.look.slowed_forks for d in result.detections if d.look)
+    # the runs are the cluster's, not this machine's
+    runs = [store.load_run(r.id) for r in store.list_runs()] + [scratch.load_run(slowed_run.id)]
+    assert {r.meta.machine["name"] for r in runs} == {"cluster tcp://10.0.0.1:8786"}
+    assert {r.meta.config["cluster"] for r in runs} == {"tcp://10.0.0.1:8786"}
+
+
+class _LosesSlowedForks(FakeAssessAdapter):
+    """The fake harness on a cluster whose worker dies under the first two slowed forks, after one iteration."""
+
+    def __init__(self):
+        self.to_lose = 2
+
+    def start_fork(self, ctx, benchmark, plan):
+        inner = super().start_fork(ctx, benchmark, plan)
+        if not {**ctx.env, **plan.env}.get("FAKE_SLOW") or self.to_lose == 0:
+            return inner
+        self.to_lose -= 1
+
+        class Fork:
+            def __iter__(self):
+                yield next(iter(inner))
+                raise ForkFailed(str(benchmark.id), "lost", "worker w1 left the cluster mid-fork")
+
+            def stop(self):
+                pass
+
+            def output_tail(self):
+                return ""
+
+        return Fork()
+
+
+def test_a_slowed_fork_whose_worker_died_is_kept_as_lost_and_run_again(tmp_path):
+    suite = make_suite(tmp_path)
+    harness = _LosesSlowedForks()
+    store, scratch = open_store(tmp_path / "results.db"), open_store(tmp_path / "scratch.db")
+    opts = AssessOptions(runs=3, slowdown=0.1, max_forks=5, min_change=0.05,
+                         methods=("lib:a", "lib:b", "lib:c", "lib:zzz"))
+    result = Campaign(suite, store, scratch, tmp_path / "work", opts,
+                      placement=Placement(adapter_factory=lambda kind: harness), injector=FakeInjector()).run()
+    assert harness.to_lose == 0
+    outcome = {(d.method, d.benchmark): d.outcome.value for d in result.detections}
+    assert outcome == {("lib:a", "fast"): "detected", ("lib:a", "noisy"): "undecided",
+                       ("lib:b", "fast"): "not detected", ("lib:b", "solo"): "detected",
+                       ("lib:c", "setup_only"): "not detected"}  # as if no worker had died
+    assert not any("failed" in w for w in result.warnings), result.warnings
+    (slowed_run,) = scratch.list_runs()
+    forks = [f for r in scratch.load_run(slowed_run.id).results for f in r.forks]
+    lost = [f for f in forks if f.status is ForkStatus.LOST]
+    assert len(lost) == 2 and all(len(f.warmup) + len(f.measurement) == 1 for f in lost)  # kept, with its iteration
+    # each benchmark's forks have distinct indices: the fork run again took the next one
+    for r in scratch.load_run(slowed_run.id).results:
+        assert len({f.index for f in r.forks}) == len(r.forks)
+    slowed_complete = sum(1 for r in scratch.load_run(slowed_run.id).results if r.benchmark.id.suite != "lib"
+                          for f in r.forks if f.status is ForkStatus.COMPLETE)
+    assert slowed_complete == sum(d.look.slowed_forks for d in result.detections if d.look)

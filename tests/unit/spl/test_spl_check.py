@@ -239,3 +239,25 @@ def test_config_errors_and_nothing_to_check(project):
     (project / "benchwarden.toml").write_text(CONFIG.format(extra=""))
     status, _, err = check()
     assert status == 2 and "no assertions to check" in err
+
+
+def test_the_machine_level_of_an_instance_whose_forks_ran_on_several_machines():
+    """Forks a check measured on a cluster's workers (or reused from such a check): the machine level of their
+    means, as `show` gives it (stats.machine_spread); none for forks of one machine."""
+    from benchwarden.model import ForkResult, ForkStatus, IterationResult
+    from benchwarden.spl.evaluate import Collected
+    from benchwarden.stats.machines import machine_spread
+
+    def fork(index: int, worker: str, value: float) -> ForkResult:
+        its = tuple(IterationResult(value_ns=value * (1 + d), raw_value=value * (1 + d)) for d in (-0.01, 0.0, 0.01))
+        return ForkResult(index=index, status=ForkStatus.COMPLETE, warmup=(), measurement=its,
+                          machine={"name": worker} if worker else {})
+
+    here = Collected()
+    here.add([fork(1, "", 100.0), fork(2, "", 104.0)])
+    assert here.machine_level() is None and here.machines == ["", ""]
+    cluster = Collected()
+    cluster.add([fork(1, "w1", 100.0), fork(2, "w2", 120.0), fork(3, "w1", 102.0), fork(4, "w2", 118.0)])
+    level = cluster.machine_level()
+    assert level == machine_spread([100.0, 120.0, 102.0, 118.0], ["w1", "w2", "w1", "w2"])
+    assert level.machines == ("w1", "w2") and level.counts == (2, 2) and level.between > 0.05
