@@ -87,7 +87,11 @@ def stream_fork(attempt: str, send: Callable[[dict[str, Any]], None], stop_is_se
 
         def watch() -> None:
             while not finished.is_set():
-                if wait_for_stop():
+                try:
+                    stopped = wait_for_stop()
+                except Exception:  # noqa: BLE001 - the scheduler went away (the driver closing its cluster after
+                    return  # the fork's end, or lost): nobody is left to stop the fork; it ends by itself
+                if stopped:
                     started.stop()
                     return
 

@@ -80,3 +80,25 @@ def test_a_stop_request_stops_the_fork_between_iterations():
     assert how == "ended"
     iterations = [m for m in _decoded(sent) if isinstance(m, messages.Iteration)]
     assert len(iterations) == 3  # the iteration under way when the stop came, then nothing more of 100
+
+
+def test_a_scheduler_gone_while_the_watcher_waits_is_no_traceback(monkeypatch):
+    """The stop watcher's wait fails once the scheduler is gone (found on gin: `backfill --cluster local:2`
+    printed a worker thread's StreamClosedError while the driver closed its LocalCluster): the watcher ends
+    quietly, the fork runs to its end."""
+    uncaught: list = []
+    monkeypatch.setattr(threading, "excepthook", uncaught.append)
+    waited = threading.Event()
+
+    def gone() -> bool:
+        waited.set()
+        raise OSError("Stream is closed")
+
+    sent: list = []
+    fork = FakeFork(FakeBenchmarkSpec("a", values=lambda f, i: float(i)), _plan(3))
+    how = stream_fork("at1", sent.append, lambda: False, gone, MACHINE, lambda: fork)
+    assert waited.wait(5) and how == "ended" and isinstance(_decoded(sent)[-1], messages.End)
+    for thread in threading.enumerate():
+        if thread.name == "benchwarden-stop-watch":
+            thread.join(5)
+    assert uncaught == []
