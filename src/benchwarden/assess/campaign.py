@@ -61,7 +61,7 @@ from benchwarden.assess.smoke import SmokeSubset, smoke_subset
 from benchwarden.assess.stubs import Stub, asv_stub, go_stub, jmh_stub
 from benchwarden.assess.variability import VariabilityReport, assess_variability
 from benchwarden.config import Suite
-from benchwarden.environment import GitState, collect_run_meta, git_state
+from benchwarden.environment import GitState, collect_run_meta, git_state, machine_key
 from benchwarden.errors import BenchwardenError, ConfigError, in_suite
 from benchwarden.model import BenchmarkId, BenchmarkStatus, ForkResult, ForkStatus, RunData, RunMeta, RunStatus
 from benchwarden.runner.engine import MAX_LOST_FORKS, Plan, PlannedBenchmark, Serialised, plan_run, run_fork
@@ -245,15 +245,19 @@ class Campaign:
         return runs, [r.id for r in reused if r.id is not None], spent
 
     def _reusable(self, keys: list[str]) -> list[RunData]:
-        """Complete stored runs of this commit (clean tree) with this suite, settings, filter and benchmarks."""
+        """Complete stored runs of this commit (clean tree) with this suite, settings, filter and benchmarks, on
+        the machine the forks run on (this one, or the same cluster: docs/distributed.md)."""
         if self.commit is None or self.dirty is not False:
             return []
         found = []
         wanted = self._snapshot_suite()
+        here = machine_key(self.placement.machine())
         for summary in self.store.list_runs(limit=200):
             if summary.status is not RunStatus.COMPLETE or summary.commit != self.commit or summary.dirty:
                 continue
             run = self.store.load_run(summary.id)
+            if machine_key(run.meta.machine) != here:
+                continue
             suites = run.meta.config.get("suites", {}) if isinstance(run.meta.config, dict) else {}
             if suites.get(self.suite.name) != wanted or run.meta.config.get("filter") != self.options.cli_filter:
                 continue

@@ -19,6 +19,13 @@ from benchwarden.store import open_store
 from tests.unit.assess.fake_assess import FakeAssessAdapter, FakeInjector
 
 
+@pytest.fixture(autouse=True)
+def _fresh_seeds():
+    """The fake harness seeds each fork from a process-wide count: each test starts it afresh, so what a test
+    sees does not depend on which tests ran before it."""
+    FakeAssessAdapter.forks = 0
+
+
 def make_suite(root: Path) -> Suite:
     settings = RunSettings(iteration_time_s=0.01, warmup_min=1, warmup_max=1, iterations=8, forks_min=2, forks_max=2)
     return Suite(SuiteContext(name="lib", kind="fake", root=root), settings)
@@ -143,6 +150,14 @@ def test_stored_runs_of_the_same_clean_commit_are_reused(tmp_path):
     two = second.run()
     assert two.reused_runs == one.baseline_runs and two.cost.variability_s == 0.0
     assert len(store2.list_runs()) == 3  # nothing new was run
+    store2.close()
+    # on a cluster the runs measured here are another machine's: none is reused, the baselines run there
+    store3, scratch3 = open_store(tmp_path / "results.db"), open_store(tmp_path / "scratch.db")
+    on_cluster = Campaign(suite, store3, scratch3, tmp_path / "work3", AssessOptions(
+        runs=3, slowdown=1.0, methods=("lib:b",)), injector=FakeInjector(), placement=Placement(
+        adapter_factory=lambda kind: FakeAssessAdapter(), concurrency=2, cluster="tcp://10.0.0.1:8786")).run()
+    assert on_cluster.reused_runs == () and len(on_cluster.baseline_runs) == 3
+    assert not set(on_cluster.baseline_runs) & set(one.baseline_runs)
 
 
 def test_dirty_or_unknown_commits_are_never_reused(tmp_path):
