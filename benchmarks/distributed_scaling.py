@@ -84,10 +84,14 @@ def main() -> int:
     ap.add_argument("--iteration-time", default="100ms")
     ap.add_argument("--simulate", type=int, default=0, metavar="N", help="also: N in-process stub workers")
     ap.add_argument("--sim-benchmarks", type=int, default=300)
+    ap.add_argument("--sim-iteration-s", type=float, default=0.05,
+                    help="a stub iteration's length (100 workers need ~0.5 s: every iteration is a message)")
+    ap.add_argument("--sim-forks", type=int, default=3)
     ap.add_argument("--skip-real", action="store_true", help="only the simulation")
     args = ap.parse_args()
     if args.simulate:
-        sim = simulate(args.simulate, args.sim_benchmarks, forks=3, warmup=2, iterations=8, iteration_s=0.05)
+        sim = simulate(args.simulate, args.sim_benchmarks, forks=args.sim_forks, warmup=2, iterations=8,
+                       iteration_s=args.sim_iteration_s)
         print(json.dumps(sim), flush=True)
         print(f"\n| stub workers | benchmarks | forks | wall | ideal wall | forks/s | overhead per fork | cluster start "
               f"| load (1 min) |\n|---|---|---|---|---|---|---|---|---|\n| {sim['simulated_workers']} | "
@@ -185,8 +189,11 @@ def simulate(workers: int, benchmarks: int, forks: int, warmup: int, iterations:
     work = Path(tempfile.mkdtemp(prefix="bw-simulated-"))
     suite = Suite(SuiteContext(name="sim", kind="replay", root=work), settings)
     t0 = time.monotonic()
+    # memory_limit=0: with N workers in one process each would get 1/N of the memory and, the process being far
+    # above that, every worker's memory monitor would run the garbage collector several times a second (at 100
+    # workers that alone saturated the process's one core, and the run never finished)
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=False, resources={"bench": 1},
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           dashboard_address=None, silence_logs=logging.ERROR, memory_limit=0)
     session = ClusterSession(Client(cluster), ClusterAddress(local_workers=workers), cluster)
     start_s = time.monotonic() - t0
     try:

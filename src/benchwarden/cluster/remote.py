@@ -124,7 +124,7 @@ class RemoteFork:
         live = self._session.live_workers()
         if self._attempt is not None:
             worker = self.machine.get("worker")
-            if worker is not None and worker not in live:
+            if worker is not None and worker not in live and worker not in self._session.live_workers(fresh=True):
                 raise ForkFailed(self._label, "lost", f"worker {self._where()} left the cluster mid-fork")
             if time.monotonic() - last_message > self._silence_limit_s:
                 raise ForkFailed(self._label, "timeout", f"worker {self._where()} sent nothing for "

@@ -78,6 +78,7 @@ class ClusterSession:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._live: tuple[float, frozenset[str]] = (0.0, frozenset())
+        self._refreshing = threading.Lock()  # held by the one thread asking the scheduler for the live workers
         self._running: dict[str, RemoteFork] = {}
         self._inflight: dict[str, Any] = {}  # futures kept referenced until their task ends
         self._mailboxes: dict[str, queue.Queue[object]] = {}
@@ -105,18 +106,35 @@ class ClusterSession:
         """How many forks the cluster runs at once (benchmarks to run concurrently)."""
         return max(1, int(sum(w.slots for w in self.workers())))
 
-    def live_workers(self) -> frozenset[str]:
-        """Addresses of the workers the scheduler knows now (at most LIVE_WORKERS_MAX_AGE_S old); the last list
-        seen while the scheduler does not answer."""
+    def live_workers(self, fresh: bool = False) -> frozenset[str]:
+        """Addresses of the workers the scheduler knows now: at most LIVE_WORKERS_MAX_AGE_S old, or, while another
+        thread is asking the scheduler, the list before that; ``fresh``: ask the scheduler now (before calling a
+        worker gone).  The last list seen while the scheduler does not answer.
+
+        Only one thread asks at a time and the others do not wait for it: with 100 forks polling, threads queueing
+        behind one round trip to the scheduler were most of the driver's time (benchmarks/distributed_scaling.py).
+        """
         with self._lock:
             at, live = self._live
-            if time.monotonic() - at > LIVE_WORKERS_MAX_AGE_S:
-                try:
-                    live = frozenset(self.client.scheduler_info(n_workers=-1)["workers"])
-                except Exception:  # noqa: BLE001 - the dispatcher judges the scheduler's loss
-                    return live
+        if not fresh and time.monotonic() - at <= LIVE_WORKERS_MAX_AGE_S:
+            return live
+        if not self._refreshing.acquire(blocking=fresh or at == 0.0):  # no list yet, or a fresh one: wait
+            return live
+        try:
+            with self._lock:
+                at, live = self._live
+            if not fresh and time.monotonic() - at <= LIVE_WORKERS_MAX_AGE_S:  # refreshed while we waited
+                return live
+            try:  # nthreads: the workers' addresses and little else (scheduler_info carries every worker's
+                # metrics: at 100 workers, refreshed twice a second, it was the driver's biggest cost)
+                live = frozenset(self.client.nthreads())
+            except Exception:  # noqa: BLE001 - the dispatcher judges the scheduler's loss
+                return live
+            with self._lock:
                 self._live = (time.monotonic(), live)
             return live
+        finally:
+            self._refreshing.release()
 
     # -- the driver's inbox ----------------------------------------------------------------------
 

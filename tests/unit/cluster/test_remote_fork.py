@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import threading
 from dataclasses import dataclass, field
 
 import pytest
@@ -32,7 +33,13 @@ class _Session:
     scheduler_lost: str | None = None
     ended: list[str] = field(default_factory=list)
 
-    def live_workers(self):
+    fresh_asks: int = 0
+    joined: set[str] = field(default_factory=set)  # workers the scheduler knows but the cached list does not yet
+
+    def live_workers(self, fresh=False):
+        if fresh:
+            self.fresh_asks += 1
+            return frozenset(self.live | self.joined)
         return frozenset(self.live)
 
     def scheduler_gone(self):
@@ -100,7 +107,20 @@ def test_a_worker_that_left_the_cluster_loses_the_fork():
     fork, _ = _fork([messages.hello("a", W1)], session=session)
     with pytest.raises(ForkFailed, match="left the cluster mid-fork") as info:
         list(fork)
-    assert info.value.reason == "lost"
+    assert info.value.reason == "lost" and session.fresh_asks == 1  # the scheduler asked, not a cached list
+
+
+def test_a_worker_newer_than_the_cached_list_is_not_called_gone():
+    """The list of live workers is cached; a worker that joined after it and took the fork is not lost."""
+    session = _Session(live=set(), joined={W1["worker"]})
+    fork, _ = _fork([messages.hello("a", W1)], session=session)
+    later = threading.Timer(0.1, lambda: [fork._mailbox.put(m) for m in (messages.iteration("a", _it(1.0)),
+                                                                         messages.end("a"))])
+    later.start()
+    try:
+        assert list(fork) == [_it(1.0)] and session.fresh_asks >= 1
+    finally:
+        later.cancel()
 
 
 def test_the_forks_own_failure_keeps_its_reason_and_output():
