@@ -71,6 +71,7 @@ def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, 
     from benchwarden.assess.methods import AssessSettings
     from benchwarden.config import load_config
     from benchwarden.report.assess_html import assessment_html
+    from benchwarden.runner.engine import RunInterrupted
     from benchwarden.store import open_store
 
     config = load_config(inv.config_path)
@@ -102,6 +103,8 @@ def assess_command(inv: Invocation, runs, methods, top, slowdown, budget, rule, 
                     result = Campaign(suite, store, scratch, Path(workdir) / suite.name, options, log=log,
                                       placement=placement).run()
                 except BenchwardenError as exc:
+                    if isinstance(exc, RunInterrupted):  # Ctrl-C (or the cluster's scheduler lost): stop here
+                        raise
                     failures += 1
                     inv.err_console.print(f"error: {rich_text(in_suite(suite.name, exc))}", highlight=False)
                     continue

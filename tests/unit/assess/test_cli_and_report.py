@@ -130,3 +130,21 @@ def test_the_cost_line_says_when_methods_shared_slowed_variants():
     for variants in (6, 0):  # one variant per method, or none prepared: nothing to say
         line = cost_lines({"cost": {**cost, "variants": variants}})[0]
         assert "preparing 2.0s, slowed runs" in line
+
+
+def test_an_interrupted_suite_ends_the_assessment_as_interrupted(tmp_path, monkeypatch):
+    """Ctrl-C during a suite's runs (a RunInterrupted from the runner) is not that suite's error: the next suite
+    is not assessed and the exit status says interrupted (130), as for run."""
+    from benchwarden.assess import campaign as campaign_module
+    from benchwarden.runner.engine import RunInterrupted
+
+    started: list[str] = []
+
+    def interrupted(self):
+        started.append(self.suite.name)
+        raise RunInterrupted(7)
+
+    monkeypatch.setattr(campaign_module.Campaign, "run", interrupted)
+    two = PY_SUITE + '[suites.other]\nkind = "python"\nbenchmarks = "benchmarks"\n'
+    status, out, err = run_cli(tmp_path, two, "--methods", "lib:f")
+    assert status == 130 and started == ["lib"] and "run 7" in err and "error:" not in err, err
