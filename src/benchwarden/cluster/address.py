@@ -6,7 +6,7 @@ Pure parsing, no dask import: a bad address is a usage error (exit 2) before any
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,12 +25,14 @@ _RESOURCE = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 class ClusterAddress:
     """A scheduler to connect to (``scheduler``), or a LocalCluster of ``local_workers`` workers to start here.
 
-    ``resource``: the worker resource each fork holds (one unit).
+    ``resource``: the worker resource each fork holds (one unit); ``ship``: send each suite's built tree to the
+    workers (they do not share the driver's filesystem; cluster/artefact.py).
     """
 
     scheduler: str | None = None
     local_workers: int | None = None
     resource: str = DEFAULT_RESOURCE
+    ship: bool = False
 
     def describe(self) -> str:
         return f"local:{self.local_workers}" if self.local_workers is not None else str(self.scheduler)
@@ -59,22 +61,24 @@ def parse_cluster(text: str, resource: str = DEFAULT_RESOURCE, where: str = "--c
 
 
 class ClusterTable(BaseModel):
-    """The ``[cluster]`` table: ``address`` (as ``--cluster``) and ``resource`` (default ``bench``)."""
+    """The ``[cluster]`` table: ``address`` (as ``--cluster``), ``resource`` (default ``bench``) and ``ship``
+    (default false: the workers share the driver's filesystem)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     address: str | None = Field(default=None, min_length=1)
     resource: str = DEFAULT_RESOURCE
+    ship: bool = False
 
 
 def resolve_cluster(cli_value: str | None, table: ClusterTable, config_path: str | None = None
                     ) -> ClusterAddress | None:
     """``--cluster`` if given, else the table's address, else None (forks run here)."""
     if cli_value is not None:
-        return parse_cluster(cli_value, table.resource)
+        return replace(parse_cluster(cli_value, table.resource), ship=table.ship)
     if table.address is None:
         return None
     try:
-        return parse_cluster(table.address, table.resource, where="[cluster] address")
+        return replace(parse_cluster(table.address, table.resource, where="[cluster] address"), ship=table.ship)
     except UsageError as exc:
         raise ConfigError(str(exc), config_path, "cluster.address") from None

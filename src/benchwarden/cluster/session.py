@@ -20,6 +20,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from benchwarden.adapters import get_adapter
@@ -79,6 +80,8 @@ class ClusterSession:
         self._lock = threading.Lock()
         self._live: tuple[float, frozenset[str]] = (0.0, frozenset())
         self._refreshing = threading.Lock()  # held by the one thread asking the scheduler for the live workers
+        self._artefacts: dict[str, tuple[str, Any]] = {}  # suite root -> (digest, its bytes scattered), with ship
+        self._packing = threading.Lock()
         self._running: dict[str, RemoteFork] = {}
         self._inflight: dict[str, Any] = {}  # futures kept referenced until their task ends
         self._mailboxes: dict[str, queue.Queue[object]] = {}
@@ -244,9 +247,12 @@ class ClusterSession:
         stop_event = Event(stop_event_name(key), client=self.client)
         pin: Pin | None = getattr(self._local, "pin", None)
         pinned_to = pin.worker if pin is not None and pin.worker in self.live_workers() else None
+        shipped = self._artefact(ctx.root) if self.where.ship else None
         future = self.client.submit(run_remote_fork, key, self._inbox_name, ctx, benchmark, plan, key=key,
                                     pure=False, resources={self.where.resource: 1},
-                                    workers=[pinned_to] if pinned_to else None, allow_other_workers=False)
+                                    workers=[pinned_to] if pinned_to else None, allow_other_workers=False,
+                                    **({"artefact": shipped[1], "digest": shipped[0], "driver_root": str(ctx.root)}
+                                       if shipped else {}))
         fork = RemoteFork(self, key, future, mailbox, stop_event, str(benchmark.id), plan.timeout_s,
                           pin=pin, pinned_to=pinned_to)
         with self._lock:
@@ -256,6 +262,23 @@ class ClusterSession:
         if self.interrupted:
             fork.interrupt()
         return fork
+
+    def _artefact(self, root: Path) -> tuple[str, Any]:
+        """(digest, future of the bytes) of the suite tree at ``root``, packed and scattered once per session:
+        dask carries the bytes to each worker once (the key is the content), the worker keeps them unpacked."""
+        from benchwarden.cluster.artefact import pack
+
+        with self._packing:
+            known = self._artefacts.get(str(root))
+            if known is None:
+                t0 = time.monotonic()
+                artefact = pack(root)
+                data = self.client.scatter(artefact.data, hash=True)
+                known = self._artefacts[str(root)] = (artefact.digest, data)
+                self._log(f"cluster {self.where.describe()}: shipping {root} to the workers: "
+                          f"{len(artefact.data) / 2 ** 20:.1f} MiB, sha256 {artefact.digest[:12]} "
+                          f"(packed in {time.monotonic() - t0:.1f} s)")
+            return known
 
     def fork_ended(self, key: str, future: Any, stop_event: Any) -> None:
         """A fork was stopped (or ended): tell its worker, forget it; its future stays held until the task ends."""

@@ -51,14 +51,23 @@ def machine_kind_probe() -> dict[str, str]:
     return {"kind": machine_kind(identity), "label": machine_kind_label(identity)}
 
 
-def run_remote_fork(fork_key: str, inbox: str, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> str:
+def run_remote_fork(fork_key: str, inbox: str, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan,
+                    artefact: bytes | None = None, digest: str | None = None, driver_root: str | None = None) -> str:
     """Run one fork here and stream it into the driver's Queue ``inbox``, each message tagged with ``fork_key``;
-    returns how it ended (for the record).
+    returns how it ended (for the record).  With ``artefact`` (``[cluster] ship``): the suite's tree as the
+    driver built it, verified against ``digest``, unpacked once into this worker's cache, and the fork run there
+    (cluster/artefact.py).
 
     Never raises for a fork's own failure (that is a message); an exception here means the worker itself could
-    not talk to the scheduler.
+    not talk to the scheduler, or a shipped artefact arrived corrupted.
     """
     from distributed import Event, Queue
+
+    if artefact is not None and digest is not None and driver_root is not None:
+        from benchwarden.cluster.artefact import cache_dir, relocate, unpack
+
+        here = str(unpack(artefact, digest, cache_dir()))
+        ctx, benchmark, plan = (relocate(x, driver_root, here) for x in (ctx, benchmark, plan))
 
     attempt = uuid.uuid4().hex
     queue = Queue(inbox)
