@@ -139,6 +139,20 @@ def unlike_workers(tmp_path_factory):
                         env={"w2": {**os.environ, "BENCHWARDEN_MACHINE_KIND": "other-kind"}})
 
 
+@pytest.fixture(scope="module")
+def shipping_workers(tmp_path_factory):
+    """A cluster of its own whose workers keep shipped artefacts in folders of their own (BENCHWARDEN_ARTEFACTS),
+    as machines without the driver's filesystem would."""
+    caches = tmp_path_factory.mktemp("artefact-caches")
+    # forks write bytecode next to the code they import, so the copy they imported from can be told
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    cluster = _cluster(tmp_path_factory, "cluster-ship", ("w1", "w2"),
+                       env={w: {**env, "BENCHWARDEN_ARTEFACTS": str(caches / w)} for w in ("w1", "w2")})
+    for started in cluster:
+        started.caches = caches
+        yield started
+
+
 def _example(tmp_path: Path) -> Path:
     if shutil.which("python3") is None:
         pytest.skip("'python3' is not on PATH")
@@ -381,6 +395,47 @@ def test_assess_runs_baselines_and_slowed_rounds_on_the_workers(two_workers, tmp
     assert _workers_of(baselines) == {"w1", "w2"} and _workers_of(slowed) == {"w1", "w2"}
     # the workers saw the slowed variant and the tracing output through the shared folder next to the config
     assert not any(p.name.startswith("benchwarden-assess-") for p in (root / ".benchwarden").iterdir())  # cleaned
+
+
+def test_shipped_suites_run_from_each_workers_own_unpacked_copy(shipping_workers, tmp_path):
+    """[cluster] ship = true: the driver packs the built suite tree once, each worker verifies and unpacks it into
+    its own cache once and runs its forks there (the Python example's forks import its code from the copy, which
+    never had bytecode: the copy's __pycache__ proves where they ran); a second run unpacks nothing; the Go
+    example's test binary runs from the copies too."""
+    cluster = shipping_workers
+    root = _example(tmp_path)
+    with open(root / "benchwarden.toml", "a", encoding="utf-8") as toml:
+        toml.write("\n[cluster]\nship = true\n")
+    status, payload, err = _cli(root, "run", *RUN, "--cluster", cluster.address)
+    assert status == 0, err
+    with open_store(root / ".benchwarden" / "results.db") as store:
+        run = store.load_run(payload["run"])
+    assert _workers_of([run]) == {"w1", "w2"} and run.status is RunStatus.COMPLETE
+    copies = {w: sorted((cluster.caches / w).iterdir()) for w in ("w1", "w2")}
+    (digest,) = {p.name for paths in copies.values() for p in paths}  # one artefact, on both workers
+    for worker, (copy,) in copies.items():
+        assert (copy / ".benchwarden-artefact").read_text().strip() == digest
+        assert (copy / "wordstat" / "__init__.py").read_bytes() == (root / "wordstat" / "__init__.py").read_bytes()
+        assert list((copy / "wordstat" / "__pycache__").glob("*.pyc")), f"{worker} ran no fork from its copy"
+        assert not (copy / ".benchwarden" / "results.db").exists()  # the driver's store never ships
+    stamps = {w: (c / ".benchwarden-artefact").stat().st_mtime_ns for w, (c,) in copies.items()}
+    status, _, err = _cli(root, "run", *RUN, "--cluster", cluster.address)
+    assert status == 0, err
+    assert {w: (c / ".benchwarden-artefact").stat().st_mtime_ns for w, (c,) in copies.items()} == stamps
+    if shutil.which("go") is None:
+        pytest.skip("the Go toolchain ('go') is not on PATH")
+    go = tmp_path / "go"
+    shutil.copytree(REPO / "examples" / "go", go, ignore=shutil.ignore_patterns(".benchwarden"))
+    with open(go / "benchwarden.toml", "a", encoding="utf-8") as toml:
+        toml.write("\n[cluster]\nship = true\n")
+    status, payload, err = _cli(go, "run", "--filter", "Tokenize", "--forks", "2", "--warmup", "1", "--iterations",
+                                "2", "--iteration-time", "100ms", "--stop", "static", "--cluster", cluster.address)
+    assert status == 0, err
+    with open_store(go / ".benchwarden" / "results.db") as store:
+        run = store.load_run(payload["run"])
+    assert [f.status for r in run.results for f in r.forks] == [ForkStatus.COMPLETE] * 4
+    binaries = [p for w in ("w1", "w2") for p in (cluster.caches / w).glob("*/.benchwarden/build/go/*.test")]
+    assert binaries and all(os.access(p, os.X_OK) for p in binaries)
 
 
 def test_workers_of_different_kinds_are_refused_unless_mixing_is_asked_for(unlike_workers, tmp_path):
