@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from rich.console import Console
 
 from benchwarden.report.escaping import rich_text
-from benchwarden.report.summary import BenchmarkSummary
+from benchwarden.report.summary import BenchmarkSummary, machine_level_line
 from benchwarden.report.table import Column, TableModel, fmt_number, fmt_percent, to_rich
 from benchwarden.units import format_duration, from_ns_per_op
 
@@ -57,14 +59,10 @@ def print_summaries(console: Console, summaries: list[BenchmarkSummary], title: 
 
 def machine_lines(summaries: list[BenchmarkSummary]) -> list[str]:
     """One line per benchmark whose forks ran on several machines: each machine's mean, and the spreads."""
-    lines = []
-    for s in summaries:
-        spread = s.machines
-        if spread is None:
-            continue
-        each = ", ".join(f"{m} {fmt_number(from_ns_per_op(c, s.unit))} ({n} fork{'s' if n > 1 else ''})"
-                         for m, c, n in zip(spread.machines, spread.centers, spread.counts))
-        test = "" if spread.p_value != spread.p_value else f", machines differ: p = {spread.p_value:.2g}"
-        lines.append(f"machines of {s.suite}:{s.key}: {each} {s.unit}; between machines ±{spread.between:.1%}, "
-                     f"between forks on one machine ±{spread.within:.1%}{test}")
-    return lines
+    return [machine_level_line(f"{s.suite}:{s.key}", s.machines, _in_unit(s.unit), s.unit)
+            for s in summaries if s.machines is not None]
+
+
+def _in_unit(unit: str) -> Callable[[float], str]:
+    """A formatter of ns/op values in ``unit``."""
+    return lambda ns: fmt_number(from_ns_per_op(ns, unit))

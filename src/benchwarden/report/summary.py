@@ -21,6 +21,7 @@ differ (p < 1 − confidence) a warning says how far another machine of the kind
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 import numpy as np
 
@@ -79,6 +80,17 @@ class BenchmarkSummary:
             "time_s": round(self.time_s, 3), "message": self.message, "warnings": list(self.warnings),
             "machines": None if self.machines is None else self.machines.to_json(),
         }
+
+
+def machine_level_line(name: str, spread: MachineSpread, value: Callable[[float], str], unit: str = "") -> str:
+    """The terminal line of a machine level (``show``, ``check``): each machine's mean (``value`` formats it;
+    ``unit`` after the list) and fork count, the spreads between machines and between forks on one machine, and
+    the test that the machines differ."""
+    each = ", ".join(f"{m} {value(c)} ({n} fork{'s' if n > 1 else ''})"
+                     for m, c, n in zip(spread.machines, spread.centers, spread.counts))
+    test = "" if spread.p_value != spread.p_value else f", machines differ: p = {spread.p_value:.2g}"
+    return (f"machines of {name}: {each}{' ' + unit if unit else ''}; between machines ±{spread.between:.1%}, "
+            f"between forks on one machine ±{spread.within:.1%}{test}")
 
 
 def machine_level(forks: list[ForkResult], values: list[float]) -> MachineSpread | None:

@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from benchwarden.report.junit import JUnitCase
+from benchwarden.report.summary import machine_level_line
 from benchwarden.report.table import Column, TableModel, fmt_number
 from benchwarden.spl.evaluate import CheckOutcome, Collected
 from benchwarden.spl.expand import format_ns
@@ -128,12 +129,8 @@ def machine_lines(outcome: CheckOutcome) -> list[str]:
         spread = collected.machine_level()
         if spread is None:
             continue
-        each = ", ".join(f"{m} {fmt_time(c)} ({n} fork{'s' if n > 1 else ''})"
-                         for m, c, n in zip(spread.machines, spread.centers, spread.counts))
-        test = "" if spread.p_value != spread.p_value else f", machines differ: p = {spread.p_value:.2g}"
-        lines.append(f"machines of {short(str(instance.benchmark), suite_prefix(outcome))} "
-                     f"({outcome.sources[instance].label}): {each}; between machines ±{spread.between:.1%}, "
-                     f"between forks on one machine ±{spread.within:.1%}{test}")
+        name = f"{short(str(instance.benchmark), suite_prefix(outcome))} ({outcome.sources[instance].label})"
+        lines.append(machine_level_line(name, spread, fmt_time))
     return lines
 
 
