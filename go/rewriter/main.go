@@ -6,7 +6,10 @@
 //	    slow one function down: each call takes (1+factor) times its own duration (see Slowdown); -func is
 //	    repeatable: several functions slowed at once (see SlowdownAll)
 //	rewrite -dir DIR -trace example.com/wordstat [-trace other/pkg] -index FILE
-//	    count calls of every exported function and method (see Trace); -trace all = every package
+//	    count calls of every exported function and method (see Trace); -trace all = every package;
+//	    with -all-functions, of unexported ones too (what `benchwarden affected` needs)
+//	rewrite -units FILE
+//	    the functions of one file and the rest of it, printed without comments (see Units). Reads FILE only.
 //	rewrite -tests PKGDIR [-driver OUT.go -import IMPORTPATH]
 //	    list the package's test functions as `go test` finds them (see ListTests); with -driver, also write the
 //	    driver that runs one of them as a workload (kind = "gounit", see WriteDriver). Reads PKGDIR only.
@@ -45,6 +48,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	tests := flags.String("tests", "", "tests mode: the package directory whose test functions to list")
 	driver := flags.String("driver", "", "tests mode: where to write the driver of the package's tests")
 	importPath := flags.String("import", "", "tests mode: the package's import path (for the driver)")
+	allFunctions := flags.Bool("all-functions", false, "trace mode: unexported functions and methods too")
+	units := flags.String("units", "", "units mode: the Go file whose functions to print")
 	if err := flags.Parse(args); err != nil {
 		return 2
 	}
@@ -67,6 +72,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		enc.Encode(out)
+		return 0
+	}
+	if *units != "" {
+		found, err := Units(*units)
+		if err != nil {
+			return fail(err)
+		}
+		enc.Encode(map[string]any{"v": 1, "mode": "units", "package": found.Package, "functions": found.Functions,
+			"skeleton": found.Skeleton})
 		return 0
 	}
 	if *dir == "" {
@@ -106,7 +120,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 				return fail(err)
 			}
 		}
-		entries, err := Trace(m, pkgs, *index)
+		entries, err := Trace(m, pkgs, *index, *allFunctions)
 		if err != nil {
 			return fail(err)
 		}

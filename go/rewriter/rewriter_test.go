@@ -193,3 +193,49 @@ func TestErrorsNameWhatIsWrong(t *testing.T) {
 		t.Fatalf("got %s", stderr.String())
 	}
 }
+
+func TestTraceAllFunctionsCountsUnexportedOnesToo(t *testing.T) {
+	dir := copyProbe(t)
+	index := filepath.Join(t.TempDir(), "index.jsonl")
+	res := rewrite(t, "-dir", dir, "-trace", "all", "-all-functions", "-index", index)
+	if res["functions"].(float64) != 10 {
+		t.Fatalf("expected the 8 exported functions, double and hidden.Visible, got %v", res)
+	}
+	traceDir := t.TempDir()
+	goTest(t, dir, []string{"BENCHWARDEN_TRACE_DIR=" + traceDir}, "-run", "TestTraceCalls", ".")
+	counts := readCounts(t, index, traceDir)
+	want := map[string]uint64{"example.com/probe.Add": 1234, "example.com/probe.double": 1234,
+		"example.com/probe.hidden.Visible": 1, "example.com/probe.Work": 0}
+	for method, n := range want {
+		if counts[method] != n {
+			t.Errorf("%s: %d calls counted, want %d", method, counts[method], n)
+		}
+	}
+}
+
+func TestUnitsSplitsFunctionsFromTheRestWithoutComments(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "u.go")
+	src := "package p\n\nimport \"fmt\"\n\n// X doc\nvar X = 1\n\nfunc init() { X = 2 }\n\n" +
+		"// F doc\nfunc F(a int) int { return a + 1 } // trailing\n\nfunc (s *S) M() { fmt.Println() }\n\n" +
+		"func (s S[T]) N() {}\n\nfunc f() {}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := rewrite(t, "-units", path)
+	var names []string
+	for _, f := range res["functions"].([]any) {
+		fn := f.(map[string]any)
+		names = append(names, fn["name"].(string))
+		if strings.Contains(fn["code"].(string), "doc") || strings.Contains(fn["code"].(string), "trailing") {
+			t.Errorf("%s: comments are not code: %q", fn["name"], fn["code"])
+		}
+	}
+	if strings.Join(names, " ") != "F (*S).M S.N f" {
+		t.Errorf("functions %v, want F (*S).M S.N f (init belongs to the skeleton)", names)
+	}
+	skeleton := res["skeleton"].(string)
+	if !strings.Contains(skeleton, "var X = 1") || !strings.Contains(skeleton, "func init()") ||
+		strings.Contains(skeleton, "doc") || res["package"] != "p" {
+		t.Errorf("skeleton %q / package %v", skeleton, res["package"])
+	}
+}

@@ -33,14 +33,14 @@ type IndexEntry struct {
 // survive os.Exit, panics, timeouts and SIGKILL, and test binaries of several packages running in
 // parallel (go test ./...) add into the same file. Without the environment variable the counters are
 // ordinary memory and nothing is written, so the rewritten module behaves as before.
-func Trace(m Module, packages []string, indexPath string) ([]IndexEntry, error) {
+func Trace(m Module, packages []string, indexPath string, all bool) ([]IndexEntry, error) {
 	var index []IndexEntry
 	for _, pkg := range packages {
 		dir := m.PackageDir(pkg)
 		if dir == "" {
 			return nil, fmt.Errorf("package %s is not in module %s (%s)", pkg, m.Path, m.Dir)
 		}
-		entries, err := tracePackage(pkg, dir)
+		entries, err := tracePackage(pkg, dir, all)
 		if err != nil {
 			return nil, err
 		}
@@ -67,7 +67,7 @@ func CountsFileName(pkg string) string {
 	return unsafeChars.ReplaceAllString(pkg, "_") + ".counts"
 }
 
-func tracePackage(pkg, dir string) ([]IndexEntry, error) {
+func tracePackage(pkg, dir string, all bool) ([]IndexEntry, error) {
 	fset := token.NewFileSet()
 	files, err := ParsePackage(fset, dir)
 	if err != nil {
@@ -90,10 +90,13 @@ func tracePackage(pkg, dir string) ([]IndexEntry, error) {
 		changed := false
 		for _, decl := range pf.File.Decls {
 			fd, ok := decl.(*ast.FuncDecl)
-			if !ok || fd.Body == nil || !fd.Name.IsExported() {
+			if !ok || fd.Body == nil || (fd.Recv == nil && fd.Name.Name == "init") {
 				continue
 			}
-			if recv := receiverName(fd); recv != "" && !exportedTypes[recv] {
+			if !all && !fd.Name.IsExported() {
+				continue
+			}
+			if recv := receiverName(fd); !all && recv != "" && !exportedTypes[recv] {
 				continue
 			}
 			slot := len(index)

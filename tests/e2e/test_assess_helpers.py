@@ -84,6 +84,16 @@ def test_agent_traces_public_methods_exactly(agent, probe_classes, tmp_path):
                       "probe.Probe#work(int)": 1, "probe.Probe#main(java.lang.String[])": 1}
 
 
+def test_agent_traces_every_method_for_affected_selection(agent, probe_classes, tmp_path):
+    """``methods=all`` (benchwarden affected): package-private methods too, under the same names."""
+    out = tmp_path / "trace"
+    done = java(agent, probe_classes, f"mode=trace;packages=probe;out={out};methods=all", "trace")
+    assert done.returncode == 0, done.stderr
+    counts = read_jsonl_traces(out)
+    assert counts["probe.Probe#hidden(int)"] == 56 and counts["probe.Probe#add(int,int)"] == 1234
+    assert "probe.Probe#workTwin(int)" not in counts  # never called
+
+
 def test_agent_refuses_bad_arguments(agent, probe_classes):
     done = java(agent, probe_classes, "mode=slowdown;method=probe.Probe#work(int);factor=fast", "trace")
     assert done.returncode != 0 and "factor: expected a number" in done.stderr

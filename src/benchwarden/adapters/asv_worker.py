@@ -496,7 +496,7 @@ def install_injection_from_env(environ=None):
     if mode == "slowdown":
         hook = SlowdownHook(str(spec.get("target", "")), spec.get("factor"), spec.get("report"))
     elif mode == "trace":
-        hook = TraceHook(spec.get("modules"), spec.get("out"))
+        hook = TraceHook(spec.get("modules"), spec.get("out"), spec.get("every_method", False))
     else:
         raise InjectionError("{}: mode must be 'slowdown' or 'trace', got {!r}".format(INJECT_ENV, mode))
     hook.install()
@@ -796,13 +796,24 @@ class SlowdownHook(object):
 
 
 class TraceHook(object):
-    def __init__(self, modules, out):
+    """Counts calls of the public functions and methods of ``modules`` by wrapping them as their module executes.
+
+    ``every_method`` (what ``benchwarden affected`` needs) counts every function and method instead, by a profile
+    hook on the code objects that run: a wrapper misses calls through references taken before it was installed
+    (``_IMPL = _helper`` at module level, a dispatch table of functions), the code object never does. Code nested
+    in a function counts for the function (``f.<locals>.g`` as ``f``); module and class bodies are not methods.
+    """
+
+    def __init__(self, modules, out, every_method=False):
         if not isinstance(modules, list) or not modules or not all(isinstance(m, str) and m for m in modules):
             raise InjectionError("trace: 'modules' must be a non-empty list of module names, got {!r}".format(modules))
         if not isinstance(out, str) or not out:
             raise InjectionError("trace: 'out' must name a directory, got {!r}".format(out))
+        if not isinstance(every_method, bool):
+            raise InjectionError("trace: 'every_method' must be true or false, got {!r}".format(every_method))
         self.modules = modules
         self.out = out
+        self.every_method = every_method
         self.counts = {}  # method name -> [calls]
         self._lock = threading.Lock()
         self._patched = set()
@@ -822,7 +833,42 @@ class TraceHook(object):
             else:
                 os._exit(128 + signum)
         signal.signal(signal.SIGTERM, on_sigterm)
-        _install_finder(self.wants, self.patch)
+        if self.every_method:
+            profile = self.profiler()
+            threading.setprofile(profile)
+            sys.setprofile(profile)
+        else:
+            _install_finder(self.wants, self.patch)
+
+    def code_name(self, frame):
+        """``module:qualname`` of the function a frame runs (``module:?`` before Python 3.11, which has no
+        ``co_qualname``: any method of the module), or None outside the traced modules and for module-level code."""
+        module = frame.f_globals.get("__name__")
+        if not isinstance(module, str) or not any(module == m or module.startswith(m + ".") for m in self.modules):
+            return None
+        code = frame.f_code
+        qualname = getattr(code, "co_qualname", None)
+        if qualname is None:
+            return None if code.co_name.startswith("<") else "{}:?".format(module)
+        qualname = qualname.split(".<locals>", 1)[0]
+        return None if qualname.startswith("<") else "{}:{}".format(module, qualname)
+
+    def profiler(self):
+        counts, names, code_name = self.counts, {}, self.code_name
+
+        def profile(frame, event, arg):
+            if event != "call":
+                return
+            code = frame.f_code
+            name = names.get(code, 0)
+            if name == 0:
+                name = names[code] = code_name(frame)
+            if name is not None:
+                cell = counts.get(name)
+                if cell is None:
+                    cell = counts[name] = [0]
+                cell[0] += 1
+        return profile
 
     def counter(self, name, func):
         cell = self.counts.setdefault(name, [0])
@@ -836,16 +882,19 @@ class TraceHook(object):
         counted.__benchwarden_wrapped__ = func
         return counted
 
+    def traced(self, name):
+        return not name.startswith("_") or self.every_method
+
     def patch(self, module):
         self._patched.add(module.__name__)
         for name, obj in list(vars(module).items()):
-            if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
+            if not self.traced(name) or getattr(obj, "__module__", None) != module.__name__:
                 continue
             if inspect.isfunction(obj):
                 _wrap_attribute(module, name, lambda f, n=name: self.counter("{}:{}".format(module.__name__, n), f))
             elif inspect.isclass(obj):
                 for attr in list(vars(obj)):
-                    if not attr.startswith("_"):
+                    if self.traced(attr):
                         qual = "{}:{}.{}".format(module.__name__, name, attr)
                         _wrap_attribute(obj, attr, lambda f, q=qual: self.counter(q, f))
 

@@ -84,7 +84,10 @@ class Injector(Protocol):
     def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path) -> Variant: ...
 
     def tracing(self, suite: Suite, packages: Sequence[str], workdir: Path,
-                test_command: Sequence[str] | None) -> Tracing: ...
+                test_command: Sequence[str] | None, every_method: bool = False) -> Tracing:
+        """Count calls of the public methods in ``packages`` (``every_method``: of every method and constructor,
+        private ones included, as affected-benchmark selection needs)."""
+        ...
 
 
 def read_jsonl_traces(out_dir: Path) -> dict[str, int]:
@@ -229,12 +232,14 @@ class JmhInjector:
         return Variant(replace(suite, context=built), (method,), report)
 
     def tracing(self, suite: Suite, packages: Sequence[str], workdir: Path,
-                test_command: Sequence[str] | None) -> Tracing:
+                test_command: Sequence[str] | None, every_method: bool = False) -> Tracing:
         jar = _no_spaces(self._jar(), "agent jar")
 
         def agent(out_dir: Path) -> str:
             out_dir.mkdir(parents=True, exist_ok=True)
-            return f"-javaagent:{jar}=mode=trace;packages={','.join(packages)};out={_no_spaces(out_dir, 'trace dir')}"
+            every = ";methods=all" if every_method else ""
+            return (f"-javaagent:{jar}=mode=trace;packages={','.join(packages)};"
+                    f"out={_no_spaces(out_dir, 'trace dir')}{every}")
 
         ctx = suite.context
         traced = replace(suite, context=replace(ctx, build=self._build_if_missing(suite)))
@@ -346,10 +351,12 @@ class GoInjector:
         return Variant(copy, tuple(methods), None)
 
     def tracing(self, suite: Suite, packages: Sequence[str], workdir: Path,
-                test_command: Sequence[str] | None) -> Tracing:
+                test_command: Sequence[str] | None, every_method: bool = False) -> Tracing:
         copy = copy_module(suite, workdir / "module")
         index = workdir / "trace-index.jsonl"
         args = ["-dir", str(module_root(copy.context.root)), "-index", str(index)]
+        if every_method:
+            args.append("-all-functions")
         for package in packages or ["all"]:
             args += ["-trace", package]
         run_rewriter(args, "tracing " + ", ".join(packages or ["all"]))
@@ -410,12 +417,13 @@ class PythonInjector:
         return Variant(replace(suite, context=replace(ctx, env=env)), (method,), report)
 
     def tracing(self, suite: Suite, packages: Sequence[str], workdir: Path,
-                test_command: Sequence[str] | None) -> Tracing:
+                test_command: Sequence[str] | None, every_method: bool = False) -> Tracing:
         ctx = suite.context
 
         def spec(out_dir: Path) -> str:
             out_dir.mkdir(parents=True, exist_ok=True)
-            return json.dumps({"v": 1, "mode": "trace", "modules": list(packages), "out": str(out_dir)})
+            return json.dumps({"v": 1, "mode": "trace", "modules": list(packages), "out": str(out_dir),
+                               **({"every_method": True} if every_method else {})})
 
         site = workdir / "sitecustomize"
         site.mkdir(parents=True, exist_ok=True)

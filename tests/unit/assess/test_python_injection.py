@@ -88,6 +88,28 @@ def test_trace_counts_calls_exactly_and_only_public_api(tmp_path):
     assert counts["pyprobe:Counter.make"] == 1 and counts["pyprobe:Counter.build"] == 1
     assert counts["pyprobe:work"] == 0  # public, never called: listed with 0
     assert not any("_private" in m or "_hidden" in m or "__init__" in m for m in counts)
+    assert counts["pyprobe:dispatch"] == 7 and "pyprobe:_aliased" not in counts
+
+
+def test_every_method_counts_private_methods_and_calls_through_references_taken_before_the_hook(tmp_path):
+    """What `benchwarden affected` needs: a wrapper misses `_aliased`, called through a dispatch table built at
+    import; counting code objects does not. Nested code (the list comprehension) counts for its function."""
+    out = tmp_path / "trace"
+    done = drive({"v": 1, "mode": "trace", "modules": ["pyprobe"], "out": str(out), "every_method": True}, "calls")
+    assert done.returncode == 0, done.stderr
+    counts = read_jsonl_traces(out)
+    assert counts["pyprobe:_aliased"] >= 7 and counts["pyprobe:dispatch"] == 7  # + its comprehension's runs
+    assert counts["pyprobe:add"] == 1234 and counts["pyprobe:Counter.inc"] == 56
+    assert counts["pyprobe:_private"] == 1 and counts["pyprobe:Counter._hidden"] == 1
+    assert counts["pyprobe:Counter.__init__"] == 2  # make() and build()
+    assert "pyprobe:work" not in counts  # never ran: a code object that never runs is never seen
+    assert not any("<" in m for m in counts)  # no <module>, <listcomp>, <locals>
+
+
+def test_every_method_must_be_a_boolean(tmp_path):
+    done = drive({"v": 1, "mode": "trace", "modules": ["pyprobe"], "out": str(tmp_path), "every_method": "yes"},
+                 "calls")
+    assert done.returncode != 0 and "every_method" in done.stderr
 
 
 def test_an_unknown_target_is_reported_and_a_bad_spec_is_an_error(tmp_path):

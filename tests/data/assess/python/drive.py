@@ -45,6 +45,8 @@ def calls():
     pyprobe.Counter.build()
     pyprobe._private(1)
     c._hidden()
+    for _ in range(7):
+        pyprobe.dispatch(1)
 
 
 if sys.argv[2] == "ratio":

@@ -31,6 +31,17 @@ def _private(a):
     return a
 
 
+def _aliased(a):
+    return [x for x in (a,)][0]
+
+
+_DISPATCH = {"aliased": _aliased}  # a reference taken before any wrapper exists
+
+
+def dispatch(a):
+    return _DISPATCH["aliased"](a)
+
+
 class Counter:
     def __init__(self):
         self.n = 0

@@ -4,6 +4,7 @@ import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
 import static net.bytebuddy.matcher.ElementMatchers.isBridge;
 import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
 import static net.bytebuddy.matcher.ElementMatchers.isMethod;
+import static net.bytebuddy.matcher.ElementMatchers.isNative;
 import static net.bytebuddy.matcher.ElementMatchers.isPublic;
 import static net.bytebuddy.matcher.ElementMatchers.isSynthetic;
 import static net.bytebuddy.matcher.ElementMatchers.named;
@@ -107,10 +108,12 @@ public final class Agent {
             throw new IllegalStateException("[benchwarden-agent] cannot create trace output in " + args.out, e);
         }
         PackageMatcher packages = new PackageMatcher(args.packages, args.exclude);
-        ElementMatcher.Junction<MethodDescription> methods = isMethod().and(isPublic()).and(not(isAbstract()))
-                .and(not(isSynthetic())).and(not(isBridge())).and(not(isConstructor()));
+        ElementMatcher.Junction<MethodDescription> methods = args.everyMethod
+                ? isMethod().or(isConstructor()).and(not(isAbstract())).and(not(isNative())).and(not(isBridge()))
+                : isMethod().and(isPublic()).and(not(isAbstract())).and(not(isSynthetic())).and(not(isBridge()))
+                        .and(not(isConstructor()));
         newBuilder(report, methods)
-                .type(packages.and(isPublic()))
+                .type(args.everyMethod ? packages : packages.and(isPublic()))
                 .transform((builder, type, loader, module, domain) ->
                         builder.visit(Advice.to(TraceAdvice.class).on(methods)))
                 .installOn(instrumentation);

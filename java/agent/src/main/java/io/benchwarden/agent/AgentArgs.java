@@ -12,7 +12,9 @@ import java.util.Map;
  *
  * <ul>
  *   <li>{@code mode=slowdown;method=pkg.Class#name(java.lang.String,int);factor=0.5[;report=FILE]}</li>
- *   <li>{@code mode=trace;packages=pkg.a,pkg.b.*;out=DIR[;exclude=pkg.bench.*][;report=FILE]}</li>
+ *   <li>{@code mode=trace;packages=pkg.a,pkg.b.*;out=DIR[;exclude=pkg.bench.*][;methods=all][;report=FILE]}:
+ *   {@code methods=all} counts every method and constructor of every type, not only public methods of public
+ *   types (what {@code benchwarden affected} needs)</li>
  * </ul>
  *
  * {@code ;} separates pairs because {@code ,} occurs inside parameter lists. Unknown keys are an error, so a
@@ -22,7 +24,8 @@ final class AgentArgs {
 
     static final String SLOWDOWN = "slowdown";
     static final String TRACE = "trace";
-    private static final List<String> KEYS = List.of("mode", "method", "factor", "packages", "exclude", "out", "report");
+    private static final List<String> KEYS = List.of("mode", "method", "factor", "packages", "exclude", "out", "report",
+            "methods");
 
     final String mode;
     final MethodSpec method;
@@ -31,6 +34,7 @@ final class AgentArgs {
     final List<String> exclude;
     final String out;
     final String report;
+    final boolean everyMethod;
 
     private AgentArgs(Map<String, String> values) {
         mode = require(values, "mode");
@@ -41,12 +45,18 @@ final class AgentArgs {
             packages = Collections.emptyList();
             exclude = Collections.emptyList();
             out = null;
+            everyMethod = false;
         } else if (TRACE.equals(mode)) {
             method = null;
             factor = 0.0;
             packages = splitList(require(values, "packages"));
             exclude = splitList(values.getOrDefault("exclude", ""));
             out = require(values, "out");
+            String methods = values.getOrDefault("methods", "public");
+            if (!methods.equals("public") && !methods.equals("all")) {
+                throw new IllegalArgumentException("methods: expected 'public' or 'all', got '" + methods + "'");
+            }
+            everyMethod = methods.equals("all");
             if (packages.isEmpty()) {
                 throw new IllegalArgumentException("packages: expected at least one package name");
             }

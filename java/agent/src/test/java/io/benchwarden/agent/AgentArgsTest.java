@@ -45,6 +45,10 @@ class AgentArgsTest {
         assertEquals(List.of("wordstat", "other.*"), args.packages);
         assertEquals(List.of("wordstat.bench"), args.exclude);
         assertEquals("/tmp/x", args.out);
+        assertTrue(!args.everyMethod);
+        assertTrue(AgentArgs.parse("mode=trace;packages=a;out=/tmp/x;methods=all").everyMethod);
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> AgentArgs.parse("mode=trace;packages=a;out=/tmp/x;methods=some")).getMessage().contains("methods"));
     }
 
     @Test
