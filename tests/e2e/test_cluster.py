@@ -31,6 +31,7 @@ from benchwarden.cli import main
 from benchwarden.cluster import session as cluster_session
 from benchwarden.model import ForkStatus, RunStatus
 from benchwarden.store import open_store
+from tests.support.git import git
 from tests.support.processes import eventually, is_alive, live_processes
 
 pytestmark = pytest.mark.e2e
@@ -277,21 +278,16 @@ def test_the_go_example_runs_and_compares_over_the_workers(two_workers, tmp_path
     assert any(m["name"] == "allocs" and m["verdict"] == "worse" for m in verdict["metrics"]), verdict["metrics"]
 
 
-def _git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=root, check=True,
-                   capture_output=True)
-
-
 def _repository(tmp_path: Path, monkeypatch) -> Path:
     """The Python example as a clean git repository (tag v1), its revision worktrees cached in tmp_path."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("WORDSTAT_SLOW", raising=False)
     root = _example(tmp_path)
     (root / ".gitignore").write_text(".benchwarden/\n__pycache__/\n")
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "v1")
-    _git(root, "tag", "v1")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "v1")
+    git(root, "tag", "v1")
     return root
 
 
@@ -336,7 +332,7 @@ def test_backfill_measures_each_commit_on_the_workers_under_the_clusters_name(tw
     for n in (1, 2):
         with open(root / "README.md", "a", encoding="utf-8") as readme:
             readme.write(f"\nchange {n}\n")
-        _git(root, "commit", "-qam", f"change {n}")
+        git(root, "commit", "-qam", f"change {n}")
     backfill = ("backfill", "v1..HEAD", "--filter", TOKENIZE, "--forks", "2", *SHORT)
     status, payload, err = _cli(root, *backfill, "--cluster", two_workers.address)
     assert status == 0 and [c["state"] for c in payload["commits"]] == ["measured"] * 2, (payload, err)

@@ -12,12 +12,12 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from benchwarden.cli import main
+from tests.support.git import commit_all
 from tests.support.jmh import private_jmh_lock
 
 pytestmark = pytest.mark.e2e
@@ -59,11 +59,6 @@ def _compare(root: Path, name: str, *argv: str) -> tuple[int, dict, str]:
     return status, json.loads(out.getvalue()), err.getvalue()
 
 
-def _git_commit(root: Path) -> None:
-    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "x"]):
-        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
-
-
 @pytest.mark.parametrize("name, variant", [
     ("jmh", ["--variant-jvm-arg", "-Dwordstat.slow=true"]),
     ("go", ["--variant-env", "WORDSTAT_SLOW=1"]),
@@ -87,7 +82,7 @@ def test_aa_comparison_reports_no_regression(tmp_path, name, monkeypatch):
         refs = ["WORKTREE", "WORKTREE"]
     else:  # one commit against itself: a cached worktree of that commit, built once
         monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-        _git_commit(root)
+        commit_all(root)
         refs = ["HEAD", "HEAD"]
     status, data, err = _compare(root, name, *refs, "--max-forks", "6", "--seed", "2")
     (result,) = data["benchmarks"]

@@ -13,22 +13,17 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from benchwarden.cli import main
+from tests.support.git import git
 
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
 SHORT = ["--forks", "3", "--iterations", "4", "--json", "-q"]
-
-
-def _git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=root, check=True,
-                   capture_output=True)
 
 
 def _repo(tmp_path: Path, folder: str, tool: str, monkeypatch) -> Path:
@@ -40,10 +35,10 @@ def _repo(tmp_path: Path, folder: str, tool: str, monkeypatch) -> Path:
     shutil.copytree(REPO / "examples" / folder, root,
                     ignore=shutil.ignore_patterns(".benchwarden", "__pycache__", "bin"))
     (root / ".gitignore").write_text(".benchwarden/\ntarget/\n__pycache__/\n")
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "v1")
-    _git(root, "tag", "v1")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "v1")
+    git(root, "tag", "v1")
     return root
 
 
@@ -102,7 +97,7 @@ def test_go_example_with_a_tagged_baseline(tmp_path, monkeypatch):
     # commit the slowdown (~3x at 1000 words, docs/performance.md), then bound HEAD against the tagged baseline
     _slow_down(root / "wordstat.go", 'var tokenizer = chooseTokenizer(os.Getenv("WORDSTAT_SLOW"))',
                'var tokenizer = chooseTokenizer(os.Getenv("WORDSTAT_SLOW") + "large")')  # unset here: "large"
-    _git(root, "commit", "-qam", "slower tokenize")
+    git(root, "commit", "-qam", "slower tokenize")
     bound = root / "regression.spl"
     bound.write_text("baseline := BenchmarkTokenize@v1\ncurrent := BenchmarkTokenize@HEAD\n"
                      "for size in {1000} current(size) <= 1.05 * baseline(size)\n")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from benchwarden.compare.sources import (
 from benchwarden.config import RunSettings, Suite
 from benchwarden.errors import UsageError
 from benchwarden.model import Benchmark, BenchmarkId
+from tests.support.git import git
 
 
 def _suite(root: Path, kind: str = "jmh", name: str = "s") -> Suite:
@@ -29,31 +29,27 @@ def _suite(root: Path, kind: str = "jmh", name: str = "s") -> Suite:
                               jvm_args=("-Xmx256m",), env={"A": "1"}), RunSettings())
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
-
-
 def test_revisions_are_checked_out_into_their_own_worktrees(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     repo = tmp_path / "repo"
     (repo / "suite").mkdir(parents=True)
-    _git(repo, "init", "-q")
+    git(repo, "init", "-q")
     for text in ("one", "two"):
         (repo / "suite" / "f.txt").write_text(text)
-        _git(repo, "add", ".")
-        _git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", text)
+        git(repo, "add", ".")
+        git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", text)
     suite = replace(_suite(repo / "suite", kind="command"), context=replace(
         _suite(repo / "suite", kind="command").context, build=None))
     sources = from_revisions([suite], repo, "HEAD~1", "WORKTREE")
     base_root = sources.base.suites[0].context.root
     assert (base_root / "f.txt").read_text() == "one" and base_root != repo / "suite"
-    assert sources.base.commit == _git(repo, "rev-parse", "HEAD~1")
+    assert sources.base.commit == git(repo, "rev-parse", "HEAD~1")
     assert sources.base.label.startswith("HEAD~1 (")
     assert sources.candidate.suites[0].context.root == repo / "suite"  # the working tree as it is
-    assert sources.candidate.commit == _git(repo, "rev-parse", "HEAD") and sources.candidate.dirty is False
+    assert sources.candidate.commit == git(repo, "rev-parse", "HEAD") and sources.candidate.dirty is False
 
 
-def test_working_tree_needs_no_git(tmp_path):
+def test_working_tree_needs_nogit(tmp_path):
     sources = from_revisions([_suite(tmp_path)], tmp_path, "WORKTREE", "WORKTREE")
     assert sources.base.commit is None and sources.base.label == "WORKTREE"
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import platform
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from benchwarden.environment import (
     tool_version,
     total_memory_bytes,
 )
+from tests.support.git import git
 
 DATA = Path(__file__).parents[2] / "data" / "store"
 
@@ -66,30 +66,23 @@ def test_machine_info_on_this_machine_agrees_with_proc():
     assert int(info["memory_bytes"]) > 0
 
 
-def _git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org"}
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
-                          env=env).stdout.strip()
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     repo = tmp_path / "repo"
     repo.mkdir()
-    _git(repo, "init", "-q")
+    git(repo, "init", "-q")
     (repo / "a.txt").write_text("one\n")
-    _git(repo, "add", "a.txt")
-    _git(repo, "commit", "-q", "-m", "first")
+    git(repo, "add", "a.txt")
+    git(repo, "commit", "-q", "-m", "first")
     return repo
 
 
 def test_git_state_of_a_clean_repository(repo: Path):
     (repo / "sub").mkdir()
     state = git_state(repo / "sub")  # any folder inside the work tree
-    assert state == GitState(_git(repo, "rev-parse", "HEAD"), False)
+    assert state == GitState(git(repo, "rev-parse", "HEAD"), False)
     commit, dirty = state  # callers unpack it
     assert len(commit) == 40 and dirty is False
     assert state._asdict() == {"commit": commit, "dirty": False}
@@ -100,11 +93,11 @@ def test_git_state_dirty_on_tracked_changes_only(repo: Path):
     assert git_state(repo).dirty is False
     (repo / "a.txt").write_text("two\n")
     assert git_state(repo).dirty is True
-    _git(repo, "add", "a.txt")  # staged counts too
+    git(repo, "add", "a.txt")  # staged counts too
     assert git_state(repo).dirty is True
 
 
-def test_git_state_outside_git_and_without_git(tmp_path: Path, repo: Path, monkeypatch):
+def test_git_state_outside_git_and_withoutgit(tmp_path: Path, repo: Path, monkeypatch):
     assert git_state(tmp_path / "not-a-repo-dir") == GitState(None, None)  # not even existing
     plain = tmp_path / "plain"
     plain.mkdir()
@@ -117,7 +110,7 @@ def test_git_state_outside_git_and_without_git(tmp_path: Path, repo: Path, monke
 def test_git_state_of_a_repository_without_commits(tmp_path: Path):
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
-    _git(tmp_path, "init", "-q")
+    git(tmp_path, "init", "-q")
     assert git_state(tmp_path) == GitState(None, None)
 
 
