@@ -1,0 +1,118 @@
+"""Per kind of suite: which changed files are code the traces cover, and how their methods are named.
+
+A reader returns None for a source file outside the traced code — Python outside the traced packages or in the
+benchmark directory (the hook does not wrap benchmark code), Go ``_test.go`` files (benchmarks and tests: the
+rewriter instruments the package itself), Java outside the traced packages — so a change there is attributed to
+no method and affects every benchmark (:mod:`.affected`).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Callable, Sequence, cast
+
+from benchwarden.codelevel.changes import UnitReader
+from benchwarden.codelevel.units import SourceUnits
+from benchwarden.config import Suite
+
+
+@dataclass(frozen=True)
+class KindReader:
+    read: UnitReader
+    suffix: str
+    describe: Callable[[str], str]
+
+
+def _relative(path: Path, repo: Path) -> str | None:
+    try:
+        return path.resolve().relative_to(repo.resolve()).as_posix()
+    except ValueError:
+        return None
+
+
+def _under(path: str, folder: str | None) -> str | None:
+    """``path`` relative to ``folder`` (both repository-relative, POSIX), or None when it is not inside."""
+    if folder is None:
+        return None
+    if folder in ("", "."):
+        return path
+    return path[len(folder) + 1:] if path.startswith(folder + "/") else None
+
+
+def _in_packages(name: str, packages: Sequence[str]) -> bool:
+    return any(p == "all" or name == p.rstrip(".*") or name.startswith(p.rstrip(".*") + ".") for p in packages)
+
+
+def python_reader(suite: Suite, repo: Path, packages: Sequence[str], benchmark_dir: Path) -> KindReader:
+    from benchwarden.codelevel.python_code import python_units
+
+    ctx = suite.context
+    configured = ctx.options.get("pythonpath") or ["."]
+    dirs = [configured] if isinstance(configured, str) else [str(d) for d in cast(list, configured)]
+    roots = [_relative(ctx.root / d, repo) for d in dirs]
+    bench = _relative(benchmark_dir, repo)
+
+    def module_of(path: str) -> str | None:
+        for root in roots:
+            inner = _under(path, root)
+            if inner is not None:
+                parts = list(PurePosixPath(inner).with_suffix("").parts)
+                if parts and parts[-1] == "__init__":
+                    parts.pop()
+                name = ".".join(parts)
+                return name if name and _in_packages(name, packages) else None
+        return None
+
+    def read(path: str, data: bytes) -> SourceUnits | None:
+        if _under(path, bench) is not None:
+            return None
+        module = module_of(path)
+        return None if module is None else python_units(module, data)
+
+    def describe(path: str) -> str:
+        if path.endswith(".py"):
+            if _under(path, bench) is not None:
+                return "benchmark code (not traced)"
+            return f"outside the traced modules ({', '.join(packages)})"
+        return "not Python source"
+
+    return KindReader(read, ".py", describe)
+
+
+def go_reader(suite: Suite, repo: Path, module_dir: Path, module_path: str) -> KindReader:
+    from benchwarden.codelevel.go_code import go_units
+
+    module = _relative(module_dir, repo)
+
+    def read(path: str, data: bytes) -> SourceUnits | None:
+        inner = _under(path, module)
+        if inner is None or path.endswith("_test.go") or "/testdata/" in f"/{inner}":
+            return None
+        directory = posixpath.dirname(inner)
+        return go_units(f"{module_path}/{directory}" if directory else module_path, data)
+
+    def describe(path: str) -> str:
+        if path.endswith("_test.go"):
+            return "test or benchmark code (not traced)"
+        if path.endswith(".go"):
+            return "outside the module"
+        return "not Go source (go.mod, assembly, data, build files)"
+
+    return KindReader(read, ".go", describe)
+
+
+def java_reader(packages: Sequence[str]) -> KindReader:
+    from benchwarden.codelevel.java_code import java_units
+
+    def read(path: str, data: bytes) -> SourceUnits | None:
+        units = java_units(data)
+        return units if units.unparsed or _in_packages(units.namespace, packages) else None
+
+    def describe(path: str) -> str:
+        if path.endswith(".java"):
+            return f"outside the traced packages ({', '.join(packages)})"
+        return "not Java source (build files, resources)"
+
+    return KindReader(read, ".java", describe)

@@ -1,0 +1,111 @@
+"""`benchwarden affected` on the three examples with real traces (asv hook, Go rewriter, Java agent).
+
+Each test works in a git repository made from a copy of the example and edits one method in the working tree:
+the benchmarks that call it, and only those, are affected — including a private Python function called through
+a dispatch table built at import (which a wrapper would miss) and an unexported Go function. A change outside
+any method affects every benchmark, without tracing. Filters keep each trace to a few benchmarks.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchwarden.cli import main
+from tests.support.git import commit_all
+from tests.support.jmh import private_jmh_lock
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _repo(tmp_path: Path, folder: str, tool: str, monkeypatch) -> Path:
+    if shutil.which(tool) is None:
+        pytest.skip(f"'{tool}' is not on PATH")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("WORDSTAT_SLOW", raising=False)
+    root = tmp_path / folder
+    shutil.copytree(REPO / "examples" / folder, root, ignore=shutil.ignore_patterns(".benchwarden", "__pycache__"))
+    (root / ".gitignore").write_text(".benchwarden/\ntarget/\n__pycache__/\n")
+    if folder == "jmh":
+        private_jmh_lock(root, tmp_path)
+    commit_all(root, "v1")
+    return root
+
+
+def _edit(path: Path, anchor: str, line: str) -> None:
+    """Insert ``line`` (already indented) right after the line holding ``anchor``."""
+    text = path.read_text(encoding="utf-8")
+    start = text.index(anchor)
+    end = text.index("\n", start) + 1
+    path.write_text(text[:end] + line + "\n" + text[end:], encoding="utf-8")
+
+
+def _affected(root: Path, filter_: str) -> dict:
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["affected", "--config", str(root / "benchwarden.toml"), "--suite", "wordstat", "--filter", filter_,
+                   "--json"], stdout=out, stderr=err)
+    assert status == 0, err.getvalue()
+    (suite,) = json.loads(out.getvalue())["suites"]
+    return suite
+
+
+def _selected(suite: dict) -> set[str]:
+    return {b["benchmark"] for b in suite["benchmarks"] if b["affected"]}
+
+
+PY_FILTER = r"CountWords\.|Tokenize\.time_tokenize\[size=100\]"
+
+
+def test_python_a_private_function_called_through_a_dispatch_table_is_found(tmp_path, monkeypatch):
+    root = _repo(tmp_path, "python", "python3", monkeypatch)
+    _edit(root / "wordstat" / "__init__.py", "def _tokenize_one_pass(", "    text = text + ''")
+    suite = _affected(root, PY_FILTER)
+    assert [c["method"] for c in suite["changed_methods"]] == ["wordstat:_tokenize_one_pass"]
+    # every benchmark tokenizes (the counting ones in their setup), through _TOKENIZERS: all are affected
+    assert len(_selected(suite)) == len(suite["benchmarks"]) == 3 and suite["traced"]
+
+
+def test_python_only_the_callers_of_a_changed_function(tmp_path, monkeypatch):
+    root = _repo(tmp_path, "python", "python3", monkeypatch)
+    _edit(root / "wordstat" / "__init__.py", "def count_words_sorted(", "    words = list(words)")
+    (root / "README.md").write_text("changed documentation\n")
+    suite = _affected(root, PY_FILTER)
+    assert _selected(suite) == {"bench_wordstat.CountWords.time_count_sorted"}
+    assert suite["ignored"] == ["README.md"] and suite["not_affected"] == 2
+
+
+def test_go_unexported_and_exported_functions_and_a_change_outside_any(tmp_path, monkeypatch):
+    root = _repo(tmp_path, "go", "go", monkeypatch)
+    _edit(root / "wordstat.go", "func CountWordsSorted(", "\t_ = len(words)")
+    suite = _affected(root, "CountWords|Tokenize")
+    assert [c["method"] for c in suite["changed_methods"]] == ["example.com/wordstat.CountWordsSorted"]
+    assert _selected(suite) == {"BenchmarkCountWordsSorted"}
+    commit_all(root, "v2")
+    _edit(root / "wordstat.go", "func lowerASCII(", "\t_ = len(w)")  # unexported, called while tokenizing
+    suite = _affected(root, "CountWords|Tokenize")
+    assert [c["method"] for c in suite["changed_methods"]] == ["example.com/wordstat.lowerASCII"]
+    assert _selected(suite) == {b["benchmark"] for b in suite["benchmarks"]}
+    # a new file whose package-level code runs at start-up, and a build file: no method accounts for them
+    (root / "extra.go").write_text("package wordstat\n\nvar extra = GenerateText(10, 1)\n")
+    (root / "go.mod").write_text((root / "go.mod").read_text() + "\n// touched\n")
+    suite = _affected(root, "CountWords|Tokenize")
+    assert not suite["traced"] and _selected(suite) == {b["benchmark"] for b in suite["benchmarks"]}
+    assert sorted(c["path"] for c in suite["other_changes"]) == ["extra.go", "go.mod"]
+
+
+def test_jmh_only_the_benchmark_calling_a_changed_method(tmp_path, monkeypatch):
+    if shutil.which("mvn") is None:
+        pytest.skip("'mvn' is not on PATH")
+    root = _repo(tmp_path, "jmh", "java", monkeypatch)
+    _edit(root / "src/main/java/wordstat/WordStat.java", "public static Map<String, Integer> countWordsSorted(",
+          "        words = new java.util.ArrayList<>(words);")
+    suite = _affected(root, r"CountWordsBench|TokenizeBench\.tokenize\[size=100\]")
+    assert [c["method"] for c in suite["changed_methods"]] == ["wordstat.WordStat#countWordsSorted"]
+    assert _selected(suite) == {"wordstat.bench.CountWordsBench.countSorted"}
+    assert "wordstat" in suite["traced_packages"] and not any(p.startswith("org.") for p in suite["traced_packages"])
