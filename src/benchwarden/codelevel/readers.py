@@ -1,20 +1,22 @@
 """Per kind of suite: which changed files are code the traces cover, and how their methods are named.
 
 A reader returns None for a source file outside the traced code — Python outside the traced packages or in the
-benchmark directory (the hook does not wrap benchmark code), Go ``_test.go`` files (benchmarks and tests: the
-rewriter instruments the package itself), Java outside the traced packages — so a change there is attributed to
-no method and affects every benchmark (:mod:`.affected`).
+benchmark directory (the hook does not wrap benchmark code), Java outside the traced packages — so a change there
+is attributed to no method and affects every benchmark (:mod:`.affected`). Go ``_test.go`` files are not traced
+either, but changes to test functions in them are known not to run under ``go test -bench``
+(:func:`test_file_units`).
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Callable, Sequence, cast
 
 from benchwarden.codelevel.changes import UnitReader
-from benchwarden.codelevel.units import SourceUnits
+from benchwarden.codelevel.units import SourceUnits, fingerprint
 from benchwarden.config import Suite
 
 
@@ -88,10 +90,11 @@ def go_reader(suite: Suite, repo: Path, module_dir: Path, module_path: str) -> K
 
     def read(path: str, data: bytes) -> SourceUnits | None:
         inner = _under(path, module)
-        if inner is None or path.endswith("_test.go") or "/testdata/" in f"/{inner}":
+        if inner is None or "/testdata/" in f"/{inner}":
             return None
         directory = posixpath.dirname(inner)
-        return go_units(f"{module_path}/{directory}" if directory else module_path, data)
+        units = go_units(f"{module_path}/{directory}" if directory else module_path, data)
+        return test_file_units(units) if path.endswith("_test.go") else units
 
     def describe(path: str) -> str:
         if path.endswith("_test.go"):
@@ -101,6 +104,21 @@ def go_reader(suite: Suite, repo: Path, module_dir: Path, module_path: str) -> K
         return "not Go source (go.mod, assembly, data, build files)"
 
     return KindReader(read, ".go", describe)
+
+
+_NOT_RUN_BY_BENCHMARKS = re.compile(r"\.(Test|Example|Fuzz)([A-Z_0-9]\w*)?$")
+
+
+def test_file_units(units: SourceUnits) -> SourceUnits:
+    """A ``_test.go`` file as benchmarks see it. The rewriter does not trace test files, so nothing in one can be
+    attributed by reach; but ``go test -bench`` runs no ``Test``/``Example``/``Fuzz`` function (``-run ^$``), so
+    changes to those are dropped, and everything else — benchmark functions, helpers, ``TestMain`` (which runs
+    before the benchmarks), the skeleton — is folded into the skeleton: changing it affects every benchmark."""
+    if units.unparsed:
+        return units
+    kept = sorted(f"{name}={m.fingerprint}" for name, m in units.methods.items()
+                  if not _NOT_RUN_BY_BENCHMARKS.search(name) or name.endswith(".TestMain"))
+    return SourceUnits({}, fingerprint("\n".join([units.skeleton, *kept])), skeleton_runs=units.skeleton_runs)
 
 
 def java_reader(packages: Sequence[str]) -> KindReader:

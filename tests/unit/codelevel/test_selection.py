@@ -57,3 +57,20 @@ def test_without_qualified_names_any_code_of_the_module_counts_for_its_changed_m
 
 def test_nothing_changed_affects_nothing():
     assert [s.reasons for s in select(KEYS, {}, changes())] == [("no code changed",)] * 3
+
+
+def test_go_test_files_drop_test_functions_and_fold_the_rest_into_the_skeleton():
+    from benchwarden.codelevel.readers import test_file_units
+    from benchwarden.codelevel.units import Method, SourceUnits
+
+    def units(**fingerprints: str) -> SourceUnits:
+        return test_file_units(SourceUnits({f"p.{k}": Method(1, v) for k, v in fingerprints.items()}, "skel"))
+
+    base = units(TestA="1", ExampleB="1", FuzzC="1", Test="1", BenchmarkX="1", helper="1", TestMain="1")
+    assert base.methods == {}
+    assert units(TestA="2", ExampleB="2", FuzzC="2", Test="2", BenchmarkX="1", helper="1", TestMain="1") == base
+    for changed in ("BenchmarkX", "helper", "TestMain"):
+        edited = dict(TestA="1", ExampleB="1", FuzzC="1", Test="1", BenchmarkX="1", helper="1", TestMain="1")
+        edited[changed] = "2"
+        assert units(**edited).skeleton != base.skeleton, changed
+    assert units(Testify="1").skeleton != units(Testify="2").skeleton  # not a test function: Test + lower case
