@@ -46,10 +46,10 @@ def _edit(path: Path, anchor: str, line: str) -> None:
     path.write_text(text[:end] + line + "\n" + text[end:], encoding="utf-8")
 
 
-def _affected(root: Path, filter_: str) -> dict:
+def _affected(root: Path, filter_: str, *revisions: str) -> dict:
     out, err = io.StringIO(), io.StringIO()
-    status = main(["affected", "--config", str(root / "benchwarden.toml"), "--suite", "wordstat", "--filter", filter_,
-                   "--json"], stdout=out, stderr=err)
+    status = main(["affected", *revisions, "--config", str(root / "benchwarden.toml"), "--suite", "wordstat",
+                   "--filter", filter_, "--json"], stdout=out, stderr=err)
     assert status == 0, err.getvalue()
     (suite,) = json.loads(out.getvalue())["suites"]
     return suite
@@ -78,6 +78,17 @@ def test_python_only_the_callers_of_a_changed_function(tmp_path, monkeypatch):
     suite = _affected(root, PY_FILTER)
     assert _selected(suite) == {"bench_wordstat.CountWords.time_count_sorted"}
     assert suite["ignored"] == ["README.md"] and suite["not_affected"] == 2
+    commit_all(root, "v2")  # the same between two commits (both revisions in cached worktrees)
+    suite = _affected(root, PY_FILTER, "HEAD~1", "HEAD")
+    assert _selected(suite) == {"bench_wordstat.CountWords.time_count_sorted"} and suite["traced"]
+
+
+def test_an_unknown_revision_is_a_usage_error_not_a_traceback(tmp_path, monkeypatch):
+    root = _repo(tmp_path, "python", "python3", monkeypatch)
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["affected", "no-such-rev", "--config", str(root / "benchwarden.toml"), "--suite", "wordstat"],
+                  stdout=out, stderr=err)
+    assert status == 2 and "no-such-rev" in err.getvalue() and "Traceback" not in err.getvalue()
 
 
 def test_go_unexported_and_exported_functions_and_a_change_outside_any(tmp_path, monkeypatch):

@@ -109,7 +109,7 @@ def find_affected(suite: Suite, repo: Path, base: str, candidate: str, cli_filte
             raise exc
     keys = sorted({p.benchmark.id.key for plan in plans.values() for p in plan.benchmarks})
     packages = trace_packages(kind, injector, built["candidate"], plans["candidate"]) if injector else []
-    reader = kind_reader(built["candidate"], repo, packages)
+    reader = kind_reader(suite, repo, packages)  # paths relative to the repository, not to a revision's worktree
     changes = change_set(repo, base, candidate, reader.read, reader.suffix, reader.describe)
     if changes.other or not changes.methods or injector is None:
         return AffectedReport(suite.name, base, candidate, changes, tuple(select(keys, {}, changes)),
