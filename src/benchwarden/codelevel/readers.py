@@ -84,6 +84,9 @@ def python_reader(suite: Suite, repo: Path, packages: Sequence[str], benchmark_d
 
 
 def go_reader(suite: Suite, repo: Path, module_dir: Path, module_path: str) -> KindReader:
+    """Go suites. For ``gounit`` suites the test functions are the workloads, so no change in a test file is
+    dropped (each affects every test, as untraced code)."""
+    drop_tests = suite.context.kind == "go"
     from benchwarden.codelevel.go_code import go_units
 
     module = _relative(module_dir, repo)
@@ -94,7 +97,7 @@ def go_reader(suite: Suite, repo: Path, module_dir: Path, module_path: str) -> K
             return None
         directory = posixpath.dirname(inner)
         units = go_units(f"{module_path}/{directory}" if directory else module_path, data)
-        return test_file_units(units) if path.endswith("_test.go") else units
+        return test_file_units(units, drop_tests) if path.endswith("_test.go") else units
 
     def describe(path: str) -> str:
         if path.endswith("_test.go"):
@@ -109,15 +112,15 @@ def go_reader(suite: Suite, repo: Path, module_dir: Path, module_path: str) -> K
 _NOT_RUN_BY_BENCHMARKS = re.compile(r"\.(Test|Example|Fuzz)([A-Z_0-9]\w*)?$")
 
 
-def test_file_units(units: SourceUnits) -> SourceUnits:
+def test_file_units(units: SourceUnits, drop_tests: bool = True) -> SourceUnits:
     """A ``_test.go`` file as benchmarks see it. The rewriter does not trace test files, so nothing in one can be
     attributed by reach; but ``go test -bench`` runs no ``Test``/``Example``/``Fuzz`` function (``-run ^$``), so
-    changes to those are dropped, and everything else — benchmark functions, helpers, ``TestMain`` (which runs
+    changes to those are dropped (unless ``drop_tests`` is False: tests as workloads), and everything else — benchmark functions, helpers, ``TestMain`` (which runs
     before the benchmarks), the skeleton — is folded into the skeleton: changing it affects every benchmark."""
     if units.unparsed:
         return units
     kept = sorted(f"{name}={m.fingerprint}" for name, m in units.methods.items()
-                  if not _NOT_RUN_BY_BENCHMARKS.search(name) or name.endswith(".TestMain"))
+                  if not drop_tests or not _NOT_RUN_BY_BENCHMARKS.search(name) or name.endswith(".TestMain"))
     return SourceUnits({}, fingerprint("\n".join([units.skeleton, *kept])), skeleton_runs=units.skeleton_runs)
 
 

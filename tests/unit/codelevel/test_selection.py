@@ -74,3 +74,6 @@ def test_go_test_files_drop_test_functions_and_fold_the_rest_into_the_skeleton()
         edited[changed] = "2"
         assert units(**edited).skeleton != base.skeleton, changed
     assert units(Testify="1").skeleton != units(Testify="2").skeleton  # not a test function: Test + lower case
+    # tests as workloads (gounit): a test function's change is not dropped
+    assert test_file_units(SourceUnits({"p.TestA": Method(1, "1")}, "s"), drop_tests=False).skeleton != \
+        test_file_units(SourceUnits({"p.TestA": Method(1, "2")}, "s"), drop_tests=False).skeleton
