@@ -120,3 +120,31 @@ def test_jmh_only_the_benchmark_calling_a_changed_method(tmp_path, monkeypatch):
     assert [c["method"] for c in suite["changed_methods"]] == ["wordstat.WordStat#countWordsSorted"]
     assert _selected(suite) == {"wordstat.bench.CountWordsBench.countSorted"}
     assert "wordstat" in suite["traced_packages"] and not any(p.startswith("org.") for p in suite["traced_packages"])
+
+
+def _compare_affected(root: Path, *argv: str) -> tuple[int, dict, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["compare", "HEAD", "--affected", "--config", str(root / "benchwarden.toml"), "--suite", "wordstat",
+                   "--filter", PY_FILTER, "--warmup", "1", "--iterations", "3", "--iteration-time", "50ms",
+                   "--max-forks", "4", "--json", "-q", *argv], stdout=out, stderr=err)
+    assert out.getvalue(), err.getvalue()
+    return status, json.loads(out.getvalue()), err.getvalue()
+
+
+def test_compare_affected_measures_only_the_affected_benchmarks(tmp_path, monkeypatch):
+    root = _repo(tmp_path, "python", "python3", monkeypatch)
+    _edit(root / "wordstat" / "__init__.py", "def count_words_sorted(", "    words = list(words)")
+    status, data, err = _compare_affected(root, "--junit", str(tmp_path / "junit.xml"),
+                                          "--markdown", str(tmp_path / "pr.md"))
+    assert [b["benchmark"] for b in data["benchmarks"]] == ["bench_wordstat.CountWords.time_count_sorted"], err
+    assert sorted(n["benchmark"] for n in data["not_affected"]) == [
+        "wordstat:bench_wordstat.CountWords.time_count_hash", "wordstat:bench_wordstat.Tokenize.time_tokenize[size=100]"]
+    assert all("calls none of the 1 changed method" == n["why"] for n in data["not_affected"])
+    assert (tmp_path / "junit.xml").read_text().count('classname="(not affected)"') == 2
+    assert "not affected by the change, not measured (2)" in (tmp_path / "pr.md").read_text()
+    # a comment-only change: nothing affected, nothing measured, every output written, the gate passes
+    library = root / "wordstat" / "__init__.py"
+    library.write_text(library.read_text().replace("    words = list(words)\n", "    # a note\n"))
+    status, data, err = _compare_affected(root, "--junit", str(tmp_path / "junit2.xml"))
+    assert status == 0 and data["gate"] == "pass" and data["benchmarks"] == [] and len(data["not_affected"]) == 3
+    assert Path(data["report"]).is_file() and (tmp_path / "junit2.xml").is_file()

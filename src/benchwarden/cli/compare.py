@@ -9,6 +9,7 @@ that could not be compared — the gate cannot vouch for what it did not measure
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,7 +38,7 @@ from benchwarden.cli.common import (
 )
 from benchwarden.cli.store_access import store_url_for
 from benchwarden.errors import ConfigError, UsageError
-from benchwarden.report.escaping import visible
+from benchwarden.report.escaping import rich_text, visible
 from benchwarden.units import format_duration
 
 if TYPE_CHECKING:
@@ -50,13 +51,15 @@ if TYPE_CHECKING:
 #: options that only mean something when compare measures (rejected with --runs); parameter names
 _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env", "base_jvm_arg", "min_forks",
                       "max_forks", "confirm", "pairing", "seed", "warmup", "iterations", "iteration_time", "params", "label",
-                      "quiet", "cluster", "mix_machines")
+                      "quiet", "cluster", "mix_machines", "affected")
 
 
 @click.command("compare")
 @common_options("config", "suite", "filter", "store", "json")
 @click.argument("base", required=False)
 @click.argument("candidate", required=False)
+@click.option("--affected", is_flag=True, help="Measure only the benchmarks the change affects (those calling a "
+              "changed method, as `benchwarden affected` selects them); the rest are listed as not affected.")
 @click.option("--runs", is_flag=True, help="BASE and CANDIDATE are stored runs (id, latest, latest~N): analyse them, "
               "run nothing.")
 @click.option("--against", type=click.Choice(["history"]),
@@ -97,7 +100,7 @@ _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env",
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines; only the final table.")
 @cluster_option
 @mix_machines_option
-def compare_command(inv: Invocation, base, candidate, runs, against, artifacts, variant_env, variant_jvm_arg, base_env,
+def compare_command(inv: Invocation, base, candidate, affected, runs, against, artifacts, variant_env, variant_jvm_arg, base_env,
                     base_jvm_arg, min_change, confidence, min_forks, max_forks, confirm, pairing, seed, warmup, iterations,
                     iteration_time, markdown_path, junit_path, html_path, params, label, quiet, cluster,
                     mix_machines) -> int:
@@ -139,6 +142,20 @@ def compare_command(inv: Invocation, base, candidate, runs, against, artifacts, 
             suites = [with_params(with_bound_flags(s, warmup=warmup, iterations=iterations,
                                                    iteration_time=iteration_time), params)
                       for s in config.select(inv.suite)]
+            not_affected: tuple[tuple[str, str], ...] = ()
+            if affected:
+                if artifacts or variant_env or variant_jvm_arg or base_env or base_jvm_arg:
+                    raise UsageError("--affected selects by the code two revisions changed: it takes BASE [CANDIDATE] "
+                                     "revisions, not --artifacts or variants")
+                if base is None:
+                    raise UsageError("--affected needs BASE: the revision the change is measured against")
+                suites, not_affected = _affected_only(inv, config, suites, base, candidate)
+            if not suites:  # nothing affected: nothing to measure, and the outputs say so
+                comparison = _nothing_affected(base, candidate, settings, not_affected)
+                report_path = html_path or _default_report_path(config, comparison)
+                _write_outputs(comparison, markdown_path, junit_path, report_path)
+                _print(inv, comparison, report_path)
+                return ExitStatus.OK
             sources = _sources(config, suites, base, candidate, artifacts, variant_env, variant_jvm_arg, base_env,
                                base_jvm_arg)
             listener = CompareListener() if quiet else CompareProgressLines(inv.err_console)
@@ -157,12 +174,51 @@ def compare_command(inv: Invocation, base, candidate, runs, against, artifacts, 
                                                 adapter_factory=session.adapter_factory,
                                                 concurrency=session.fork_slots, pair_scope=session.same_worker,
                                                 on_interrupt=session.interrupt)
+            comparison = replace(comparison, not_affected=not_affected)
     finally:
         store.close()
     report_path = html_path or _default_report_path(config, comparison)
     _write_outputs(comparison, markdown_path, junit_path, report_path)
     _print(inv, comparison, report_path)
     return {"pass": ExitStatus.OK, "regression": ExitStatus.REGRESSION, "error": ExitStatus.ERROR}[comparison.gate]
+
+
+def _affected_only(inv: Invocation, config: Config, suites: list[Suite], base: str,
+                   candidate: str | None) -> tuple[list[Suite], tuple[tuple[str, str], ...]]:
+    """Each suite narrowed to the benchmarks ``base`` → ``candidate`` affects (suites with none dropped), and the
+    benchmarks left out with the reason (codelevel.selector; the same selection as `benchwarden affected`)."""
+    import re
+    import tempfile
+
+    from benchwarden.codelevel.selector import find_affected
+    from benchwarden.revisions import WORKTREE, repository_root
+
+    repo = repository_root(config.root)
+    kept: list[Suite] = []
+    left_out: list[tuple[str, str]] = []
+    with tempfile.TemporaryDirectory(prefix="benchwarden-affected-") as tmp:
+        for suite in suites:
+            report = find_affected(suite, repo, base, candidate or WORKTREE, inv.filter, Path(tmp) / suite.name,
+                                   log=lambda m: inv.err_console.print(f"affected: {rich_text(m)}", highlight=False))
+            left_out += [(f"{suite.name}:{s.key}", "; ".join(s.reasons)) for s in report.selections if not s.affected]
+            if report.affected:
+                keys = "|".join(re.escape(k) for k in report.affected)
+                kept.append(replace(suite, context=replace(suite.context, filter=f"^(?:{keys})$")))
+    return kept, tuple(left_out)
+
+
+def _nothing_affected(base: str, candidate: str | None, settings: CompareSettings,
+                      not_affected: tuple[tuple[str, str], ...]) -> Comparison:
+    """The comparison of a change that affects no benchmark: nothing measured, every benchmark listed as such."""
+    import time
+
+    from benchwarden.compare.result import Comparison, SideInfo
+    from benchwarden.revisions import WORKTREE
+
+    return Comparison(source="revisions", base=SideInfo("base", base), candidate=SideInfo("candidate",
+                      candidate or WORKTREE), design={**settings.design().to_dict(), "paired": True,
+                                                      "min_change": settings.min_change},
+                      not_affected=tuple(not_affected), created_at=time.time(), fail_on=settings.fail_on)
 
 
 def _config(inv: Invocation, required: bool) -> Config | None:
@@ -223,7 +279,10 @@ def _compare_history(inv: Invocation, store, run_ref: str | None, settings: Comp
 
 def _default_report_path(config: Config | None, comparison: Comparison) -> Path:
     root = config.root if config is not None else Path.cwd()
-    ids = f"{comparison.base.run_id or comparison.source}-{comparison.candidate.run_id}"
+    if comparison.base.run_id is None and comparison.candidate.run_id is None:  # nothing was measured
+        ids = f"not-affected-{int(comparison.created_at)}"
+    else:
+        ids = f"{comparison.base.run_id or comparison.source}-{comparison.candidate.run_id}"
     return root / ".benchwarden" / "reports" / f"compare-{ids}.html"
 
 
@@ -286,6 +345,10 @@ def _print(inv: Invocation, c: Comparison, report_path: Path) -> None:
                       highlight=False)
     for name, where in c.unmatched:
         console.print(visible(f"note: {name}: {where}, not compared"), markup=False, highlight=False)
+    if c.not_affected:
+        console.print(visible(f"not affected by the change, not measured ({len(c.not_affected)}): "
+                              + ", ".join(name for name, _ in c.not_affected)), style="dim", markup=False,
+                      highlight=False)
     for r in c.failures:
         for m in r.failing_metrics(c.fail_on):
             console.print(visible(f"✗ {r.name}: {m.name} worse ({fmt_value(m.base)} → {fmt_value(m.candidate)} "

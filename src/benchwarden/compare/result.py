@@ -154,6 +154,7 @@ class Comparison:
     """A whole comparison session: both versions, the design used, every benchmark's outcome.
 
     ``unmatched``: benchmarks present in one version only, as ``(name, "base only" | "candidate only")``.
+    ``not_affected``: benchmarks ``compare --affected`` left out, as ``(name, why)`` (docs/code-level.md).
     ``failed_suites``: suite -> error message, for suites that could not be prepared on either side.
     ``machine_time_s``: wall time of every fork run (both versions, confirmations included).
     ``fail_on``: the verdicts that fail the gate (``[compare] fail_on``): ``"time"`` is the primary
@@ -166,6 +167,7 @@ class Comparison:
     design: Mapping[str, Any]  # JSON-like: numbers, strings, flags (SequentialDesign.to_dict and extras)
     benchmarks: tuple[BenchmarkComparison, ...] = ()
     unmatched: tuple[tuple[str, str], ...] = ()
+    not_affected: tuple[tuple[str, str], ...] = ()
     failed_suites: Mapping[str, str] = field(default_factory=dict)
     created_at: float = 0.0
     elapsed_s: float = 0.0

@@ -146,6 +146,6 @@ def comparison_html(c: Comparison, home: str | None = None) -> bytes:
         forest_svg=Markup(plots.forest_plot(rows)) if rows else None, table=table, table_rows=table_rows,
         metrics_table=metrics_table(results, c.fail_on) if any(r.metrics for r in results) else None,
         fail_on=", ".join(c.fail_on),
-        unmatched=list(c.unmatched), failed_suites=list(c.failed_suites.items()),
+        unmatched=list(c.unmatched), failed_suites=list(c.failed_suites.items()), not_affected=list(c.not_affected),
         sections=[_section(i, r) for i, r in enumerate(results)], data_json=json_for_script(comparison_to_dict(c)))
     return html.encode()

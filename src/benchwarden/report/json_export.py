@@ -72,6 +72,7 @@ def comparison_to_dict(c: Comparison) -> dict[str, Any]:
         "machine_time_s": round(c.machine_time_s, 3), "machine": dict(c.machine),
         "benchmarks": [benchmark_to_dict(r) for r in c.benchmarks],
         "unmatched": [{"benchmark": name, "where": where} for name, where in c.unmatched],
+        "not_affected": [{"benchmark": name, "why": why} for name, why in c.not_affected],
         "failed_suites": dict(c.failed_suites),
     }
 

@@ -55,4 +55,6 @@ def comparison_junit(c: Comparison, suite_name: str = "benchwarden compare") -> 
                         details=message) for suite, message in c.failed_suites.items()]
     cases += [JUnitCase(name=name, classname="(unmatched)", outcome="skipped", message=f"{where}: not compared")
               for name, where in c.unmatched]
+    cases += [JUnitCase(name=name, classname="(not affected)", outcome="skipped", message=f"not affected: {why}")
+              for name, why in c.not_affected]
     return junit_xml(f"{suite_name}: {c.base.label} vs {c.candidate.label}", cases)

@@ -90,7 +90,10 @@ def comparison_markdown(c: Comparison) -> bytes:
         out.append(f"- ⚠️ suite {md_text(suite)} could not be prepared: {md_text(message.splitlines()[0])}")
     for name, where in c.unmatched:
         out.append(f"- {md_text(name)}: {where}, not compared")
-    if c.failed_suites or c.unmatched:
+    if c.not_affected:
+        out.append(f"- not affected by the change, not measured ({len(c.not_affected)}): "
+                   + ", ".join(md_text(name) for name, _ in c.not_affected))
+    if c.failed_suites or c.unmatched or c.not_affected:
         out.append("")
     out.append("<sub>ratio = candidate / base time per operation (> 1 = slower); change in the benchmark's own "
                "unit; MDE = the smallest change these forks could have detected (80 % power).</sub>")
