@@ -81,6 +81,12 @@ def test_python_only_the_callers_of_a_changed_function(tmp_path, monkeypatch):
     commit_all(root, "v2")  # the same between two commits (both revisions in cached worktrees)
     suite = _affected(root, PY_FILTER, "HEAD~1", "HEAD")
     assert _selected(suite) == {"bench_wordstat.CountWords.time_count_sorted"} and suite["traced"]
+    # a commit's trace is kept with its worktree: asked again, nothing is traced
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["affected", "HEAD~1", "HEAD", "--config", str(root / "benchwarden.toml"), "--suite", "wordstat",
+                 "--filter", PY_FILTER, "--json"], stdout=out, stderr=err) == 0
+    assert err.getvalue().count("from the cache of that commit") == 2 and "tracing" not in err.getvalue()
+    assert _selected(json.loads(out.getvalue())["suites"][0]) == {"bench_wordstat.CountWords.time_count_sorted"}
 
 
 def test_an_unknown_revision_is_a_usage_error_not_a_traceback(tmp_path, monkeypatch):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -93,6 +95,39 @@ def kind_reader(suite: Suite, repo: Path, packages: Sequence[str]) -> KindReader
                       lambda path: f"a {ctx.kind} suite, whose calls cannot be traced")
 
 
+#: Bump when what a trace records changes, so older cached traces are not reused.
+TRACE_CACHE_VERSION = 1
+
+
+def trace_cache_path(worktree: Path, kind: str, packages: Sequence[str], keys: Sequence[str]) -> Path:
+    """Where a commit's every-method trace of these benchmarks is kept: in that commit's cached worktree (beside its
+    build, removed with it), keyed by what the trace depends on besides the commit's files."""
+    from benchwarden import __version__
+
+    key = json.dumps([TRACE_CACHE_VERSION, __version__, kind, sorted(packages), sorted(keys)])
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return worktree / ".benchwarden" / "affected" / f"reach-{digest}.json"
+
+
+def read_cached_reach(path: Path | None) -> ReachMap | None:
+    """A cached trace, or None when there is none or it cannot be read (then the trace runs again)."""
+    if path is None or not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        calls = {str(k): {str(m): int(n) for m, n in v.items()} for k, v in data["calls"].items()}
+        return ReachMap(calls, float(data["trace_s"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def write_cached_reach(path: Path, reach: ReachMap) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"calls": reach.calls, "trace_s": reach.trace_s}), encoding="utf-8")
+    tmp.replace(path)
+
+
 def find_affected(suite: Suite, repo: Path, base: str, candidate: str, cli_filter: str | None, workdir: Path,
                   log: Callable[[str], None] = lambda message: None,
                   monotonic: Callable[[], float] = time.monotonic) -> AffectedReport:
@@ -102,7 +137,8 @@ def find_affected(suite: Suite, repo: Path, base: str, candidate: str, cli_filte
     kind = suite.context.kind
     injector_kind = "go" if kind == "gounit" else kind
     injector = INJECTORS[injector_kind]() if injector_kind in INJECTORS else None
-    built = {label: suite_for_revision(suite, repo, ref)[0] for label, ref in (("base", base), ("candidate", candidate))}
+    revisions = {label: suite_for_revision(suite, repo, ref) for label, ref in (("base", base), ("candidate", candidate))}
+    built = {label: at for label, (at, _) in revisions.items()}
     plans = {label: plan_run([s], cli_filter) for label, s in built.items()}
     for plan in plans.values():
         for exc in plan.failed_suites.values():
@@ -116,11 +152,20 @@ def find_affected(suite: Suite, repo: Path, base: str, candidate: str, cli_filte
                               tuple(packages), False, 0.0)
     reaches: dict[str, ReachMap] = {}
     start = monotonic()
-    for label, revision_suite in built.items():
-        log(f"tracing what {len(plans[label].benchmarks)} benchmarks reach at {label} ({dict(base=base, candidate=candidate)[label]})")
+    for label, (revision_suite, revision) in revisions.items():
+        planned = sorted(p.benchmark.id.key for p in plans[label].benchmarks)
+        cache = None if revision.commit is None else trace_cache_path(revision.root, kind, packages, planned)
+        cached = read_cached_reach(cache)
+        if cached is not None:
+            reaches[label] = cached
+            log(f"reach at {label} ({revision.label}) from the cache of that commit")
+            continue
+        log(f"tracing what {len(planned)} benchmarks reach at {label} ({revision.label})")
         tracing = injector.tracing(revision_suite, packages, workdir / label, None, every_method=True)
         traced_plan = plan_run([tracing.suite], cli_filter)
         reaches[label] = trace_benchmarks(traced_plan.benchmarks, tracing, workdir / label, monotonic)
+        if cache is not None and not reaches[label].failed:
+            write_cached_reach(cache, reaches[label])
     failed = {f"{key} ({label})": why for label, reach in reaches.items() for key, why in reach.failed.items()}
     return AffectedReport(suite.name, base, candidate, changes, tuple(select(keys, reaches, changes)),
                           tuple(packages), True, monotonic() - start, failed)

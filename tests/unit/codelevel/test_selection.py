@@ -77,3 +77,16 @@ def test_go_test_files_drop_test_functions_and_fold_the_rest_into_the_skeleton()
     # tests as workloads (gounit): a test function's change is not dropped
     assert test_file_units(SourceUnits({"p.TestA": Method(1, "1")}, "s"), drop_tests=False).skeleton != \
         test_file_units(SourceUnits({"p.TestA": Method(1, "2")}, "s"), drop_tests=False).skeleton
+
+
+def test_a_cached_trace_reads_back_and_a_damaged_one_is_ignored(tmp_path):
+    from benchwarden.codelevel.selector import read_cached_reach, trace_cache_path, write_cached_reach
+
+    path = trace_cache_path(tmp_path, "go", ["all"], ["B", "A"])
+    assert path == trace_cache_path(tmp_path, "go", ["all"], ["A", "B"])  # order does not matter
+    assert path != trace_cache_path(tmp_path, "go", ["all"], ["A"])  # other benchmarks: another trace
+    assert read_cached_reach(path) is None
+    write_cached_reach(path, ReachMap({"A": {"p.F": 3}}, 1.5))
+    assert read_cached_reach(path) == ReachMap({"A": {"p.F": 3}}, 1.5)
+    path.write_text('{"calls": {"A": {"p.F": "many"}}}')
+    assert read_cached_reach(path) is None
