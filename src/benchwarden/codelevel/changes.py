@@ -59,10 +59,6 @@ class ChangeSet:
     other: tuple[OtherChange, ...]
     ignored: tuple[str, ...]
 
-    @property
-    def method_names(self) -> frozenset[str]:
-        return frozenset(c.method for c in self.methods)
-
 
 def _git(repo: Path, *args: str) -> bytes:
     try:

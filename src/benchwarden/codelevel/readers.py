@@ -86,9 +86,9 @@ def python_reader(suite: Suite, repo: Path, packages: Sequence[str], benchmark_d
 def go_reader(suite: Suite, repo: Path, module_dir: Path, module_path: str) -> KindReader:
     """Go suites. For ``gounit`` suites the test functions are the workloads, so no change in a test file is
     dropped (each affects every test, as untraced code)."""
-    drop_tests = suite.context.kind == "go"
     from benchwarden.codelevel.go_code import go_units
 
+    drop_tests = suite.context.kind == "go"
     module = _relative(module_dir, repo)
 
     def read(path: str, data: bytes) -> SourceUnits | None:
@@ -115,8 +115,9 @@ _NOT_RUN_BY_BENCHMARKS = re.compile(r"\.(Test|Example|Fuzz)([A-Z_0-9]\w*)?$")
 def test_file_units(units: SourceUnits, drop_tests: bool = True) -> SourceUnits:
     """A ``_test.go`` file as benchmarks see it. The rewriter does not trace test files, so nothing in one can be
     attributed by reach; but ``go test -bench`` runs no ``Test``/``Example``/``Fuzz`` function (``-run ^$``), so
-    changes to those are dropped (unless ``drop_tests`` is False: tests as workloads), and everything else — benchmark functions, helpers, ``TestMain`` (which runs
-    before the benchmarks), the skeleton — is folded into the skeleton: changing it affects every benchmark."""
+    changes to those are dropped (unless ``drop_tests`` is False: tests as workloads), and everything else —
+    benchmark functions, helpers, ``TestMain`` (which runs before the benchmarks), the skeleton — is folded into
+    the skeleton: changing it affects every benchmark."""
     if units.unparsed:
         return units
     kept = sorted(f"{name}={m.fingerprint}" for name, m in units.methods.items()
