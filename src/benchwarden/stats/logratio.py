@@ -153,6 +153,26 @@ def esd_outliers(values: np.ndarray, alpha: float = OUTLIER_ALPHA, max_outliers:
     return flat_mask.reshape(x.shape)
 
 
+def reproduced(y: np.ndarray, other: np.ndarray, drop: np.ndarray) -> np.ndarray:
+    """Mask of the units in ``drop`` that the other version reproduces: True where a unit of ``other`` lies
+    closer to it than half its distance to the nearest unit of its own sample that is kept.  Last axis.
+
+    ESD cannot tell a disturbed fork from the minority mode of a bimodal benchmark (9 forks in one mode,
+    1 in the other: the one is "an outlier").  Leaving that fork out of one version only, while the
+    other version's forks sit in the same mode, turns an A/A comparison into a confident change: the
+    assess rule's A/A detection rate on bimodal forks was 1.1 % (nominal 1 %), four fifths of it from
+    such drops.  A level the other version also shows is part of the benchmark, not a disturbance of
+    one fork, so it is kept (a disturbed fork at 3× is reproduced by no fork of the other version).
+    """
+    y, other, drop = np.asarray(y, dtype=float), np.asarray(other, dtype=float), np.asarray(drop, dtype=bool)
+    if y.shape[-1] == 0 or other.shape[-1] == 0 or not drop.any():
+        return np.zeros(y.shape, dtype=bool)
+    to_other = np.abs(y[..., :, None] - other[..., None, :]).min(-1)
+    own = np.abs(y[..., :, None] - y[..., None, :])
+    to_own = np.where(drop[..., None, :], np.inf, own).min(-1)
+    return drop & (to_other < 0.5 * to_own)
+
+
 # --- point estimates ------------------------------------------------------------------------------
 
 
@@ -284,6 +304,7 @@ def ratio_statistics(y_base: np.ndarray, y_cand: np.ndarray, *, paired: bool,
         return RatioStatistics(True, statistic, full, estimate, drop, drop, spread)
     drop_b = esd_outliers(y_base, outlier_alpha) if outlier_alpha else np.zeros(y_base.shape, dtype=bool)
     drop_c = esd_outliers(y_cand, outlier_alpha) if outlier_alpha else np.zeros(y_cand.shape, dtype=bool)
+    drop_b, drop_c = drop_b & ~reproduced(y_base, y_cand, drop_b), drop_c & ~reproduced(y_cand, y_base, drop_c)
     t_statistic = pooled_t if pooled else welch_t
     statistic, full = t_statistic(y_base, y_cand, ~drop_b, ~drop_c), t_statistic(y_base, y_cand)
     estimate = hodges_lehmann_shift(y_base, y_cand)

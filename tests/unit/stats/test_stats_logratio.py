@@ -11,7 +11,14 @@ import pytest
 from scipy import stats
 
 from benchwarden.stats import analyse_ratio, ci_mean_log_t, ci_ratio_log_t, esd_outliers, fork_summaries, logratio
-from benchwarden.stats.logratio import hodges_lehmann, hodges_lehmann_shift, paired_t, rank_p, ratio_statistics
+from benchwarden.stats.logratio import (
+    hodges_lehmann,
+    hodges_lehmann_shift,
+    paired_t,
+    rank_p,
+    ratio_statistics,
+    reproduced,
+)
 
 # Rosner (1983) as worked in the NIST/SEMATECH e-Handbook §1.3.5.17.3: 54 values, up to 10 outliers at
 # α = 0.05; R_3 = 3.179 > λ_3 = 3.143 although R_1 = 3.118 < λ_1 = 3.158, so there are exactly 3 outliers.
@@ -33,6 +40,26 @@ def test_esd_is_vectorised_and_careful_with_small_and_constant_samples():
     rng = np.random.default_rng(1)
     normal = rng.normal(0, 1, (20000, 8))
     assert esd_outliers(normal).any(axis=-1).mean() < 0.002  # α = 0.001 per sample (one test at n = 8)
+
+
+def test_a_fork_the_other_version_reproduces_is_a_mode_not_an_outlier():
+    """Bimodal forks: ESD flags the one base fork in the upper mode; the candidate's forks sit in that mode too,
+    so it is kept (leaving it out made A/A comparisons significant).  A disturbed fork at 3x stays left out."""
+    base = np.log([100.0, 100.2, 99.9, 100.1, 99.8, 100.0, 100.3, 99.7, 100.1, 106.0])
+    cand = np.log([106.1, 100.0, 105.9])
+    assert esd_outliers(base)[-1] and esd_outliers(base).sum() == 1
+    assert reproduced(base, cand, esd_outliers(base)).tolist() == [False] * 9 + [True]
+    statistic = ratio_statistics(base, cand, paired=False)
+    assert not statistic.drop_base.any() and not statistic.drop_cand.any()
+    disturbed = base.copy()
+    disturbed[-1] = np.log(300.0)
+    assert not reproduced(disturbed, cand, esd_outliers(disturbed)).any()
+    assert ratio_statistics(disturbed, cand, paired=False).drop_base.tolist() == [False] * 9 + [True]
+    # vectorised over leading axes; nothing flagged or an empty side: nothing reproduced
+    rows = np.stack([base, disturbed])
+    assert reproduced(rows, np.stack([cand, cand]), esd_outliers(rows))[:, -1].tolist() == [True, False]
+    assert not reproduced(base, cand, np.zeros(base.shape, dtype=bool)).any()
+    assert not reproduced(base, cand[:0], esd_outliers(base)).any()
 
 
 def test_hodges_lehmann_against_brute_force():
