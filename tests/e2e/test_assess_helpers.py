@@ -66,13 +66,21 @@ def test_agent_reports_a_method_too_short_for_a_precise_injection(agent, probe_c
     assert "too short for a precise injection" in precision_note(variant.label, 0.1, measured)
 
 
-def test_agent_slows_a_recursive_method_once(agent, probe_classes):
-    done = java(agent, probe_classes, "mode=slowdown;method=probe.Probe#recurse(int,int);factor=1.0",
+def test_agent_slows_a_recursive_method_once(agent, probe_classes, tmp_path):
+    report = tmp_path / "report.jsonl"
+    done = java(agent, probe_classes, f"mode=slowdown;method=probe.Probe#recurse(int,int);factor=1.0;report={report}",
                 "recursive", "2000", "200")
     assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in report.read_text().splitlines()]
+    [activations] = [e for e in events if e["event"] == "activations"]
+    # once per outermost call (3 x 2000 warmup calls, then 200 rounds of 200), not once per level of the
+    # 6-deep recursion (which would count 6 x as many)
+    assert activations["activations"] == 3 * 2000 + 200 * 200
     result = json.loads(done.stdout)
     got = result["slowed_ns"] / result["twin_ns"] - 1
-    assert 0.8 <= got <= 1.2, f"recursive method slowed by {got:.3f}, expected 1.0 ± 20 % (not compounded)"
+    # of the order of v; compounded over 6 levels it would be several times v.  How precisely (±20 % on a quiet
+    # machine) is timing precision: benchmarks/injection_precision.py, not a test that a loaded host can break
+    assert 0.25 <= got <= 4.0, f"recursive method slowed by {got:.3f}, expected of the order of v = 1.0"
 
 
 def test_agent_traces_public_methods_exactly(agent, probe_classes, tmp_path):
