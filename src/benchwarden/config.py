@@ -385,13 +385,14 @@ class FileModel(_Strict):
     store: Any = Field(default_factory=dict)  # validated by locations.store_url_from_table (no pydantic needed)
     defaults: SettingsModel = Field(default_factory=SettingsModel)
     suites: dict[str, SuiteModel] = Field(default_factory=dict)
-    # Tables owned by one command each; validated by that command's own package (compare, spl, assess, site)
+    # Tables owned by one command each; validated by that command's own package (compare, spl, assess, site, codelevel)
     # through :meth:`Config.section`, so their errors still name file and key.
     compare: dict[str, Any] = Field(default_factory=dict)
     check: dict[str, Any] = Field(default_factory=dict)
     assess: dict[str, Any] = Field(default_factory=dict)
     docs: dict[str, Any] = Field(default_factory=dict)
     cluster: dict[str, Any] = Field(default_factory=dict)
+    affected: dict[str, Any] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -582,7 +583,7 @@ class Config:
     path: Path
     store_url: str
     suites: Mapping[str, Suite] = field(default_factory=dict)
-    sections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # [compare], [check], [assess], [docs], [cluster]
+    sections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # [compare], [check], [assess], [docs], [cluster], [affected]
 
     def section(self, name: str, model: type[BaseModel]) -> BaseModel:
         """Validate the ``[name]`` table with ``model``; ConfigError naming file and key on a bad value."""
@@ -716,5 +717,6 @@ def _resolve(model: FileModel, path: Path) -> Config:
         _check_metrics(name, sm.kind, settings, model.defaults.metric is not None and sm.metric is None, path)
         suites[name] = Suite(context=ctx, settings=settings)
     store_url = store_url_from_table(model.store, path)
-    sections = {"compare": model.compare, "check": model.check, "assess": model.assess, "docs": model.docs, "cluster": model.cluster}
+    sections = {"compare": model.compare, "check": model.check, "assess": model.assess, "docs": model.docs, "cluster": model.cluster,
+                "affected": model.affected}
     return Config(path=path, store_url=store_url, suites=suites, sections=sections)

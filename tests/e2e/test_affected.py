@@ -24,7 +24,8 @@ pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _repo(tmp_path: Path, folder: str, tool: str, monkeypatch) -> Path:
+def _repo(tmp_path: Path, folder: str, tool: str, monkeypatch, config: str = "") -> Path:
+    """A committed copy of an example; ``config`` is appended to its benchwarden.toml before the commit."""
     if shutil.which(tool) is None:
         pytest.skip(f"'{tool}' is not on PATH")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -32,6 +33,9 @@ def _repo(tmp_path: Path, folder: str, tool: str, monkeypatch) -> Path:
     root = tmp_path / folder
     shutil.copytree(REPO / "examples" / folder, root, ignore=shutil.ignore_patterns(".benchwarden", "__pycache__"))
     (root / ".gitignore").write_text(".benchwarden/\ntarget/\n__pycache__/\n")
+    if config:
+        with (root / "benchwarden.toml").open("a", encoding="utf-8") as toml:
+            toml.write(config)
     if folder == "jmh":
         private_jmh_lock(root, tmp_path)
     commit_all(root, "v1")
@@ -87,6 +91,18 @@ def test_python_only_the_callers_of_a_changed_function(tmp_path, monkeypatch):
                  "--filter", PY_FILTER, "--json"], stdout=out, stderr=err) == 0
     assert err.getvalue().count("from the cache of that commit") == 2 and "tracing" not in err.getvalue()
     assert _selected(json.loads(out.getvalue())["suites"][0]) == {"bench_wordstat.CountWords.time_count_sorted"}
+
+
+def test_paths_the_project_ignores_affect_nothing_and_are_listed(tmp_path, monkeypatch):
+    root = _repo(tmp_path, "python", "python3", monkeypatch, config='\n[affected]\nignore = ["notes/*"]\n')
+    (root / "notes").mkdir()
+    (root / "notes" / "todo.txt").write_text("measure the hash counter\n")
+    suite = _affected(root, PY_FILTER)
+    assert suite["ignored"] == ["notes/todo.txt"] and _selected(suite) == set() and not suite["traced"]
+    assert suite["not_affected"] == 3
+    (root / "wordlist.txt").write_text("a data file the project did not list\n")  # not ignored: affects all
+    suite = _affected(root, PY_FILTER)
+    assert len(_selected(suite)) == 3 and suite["ignored"] == ["notes/todo.txt"]
 
 
 def test_an_unknown_revision_is_a_usage_error_not_a_traceback(tmp_path, monkeypatch):

@@ -112,6 +112,23 @@ def test_command_sections_are_validated_by_their_owner(tmp_path):
     assert f"{path.resolve()}: compare.min_change: " in str(info.value)
 
 
+@pytest.mark.parametrize("line, fragment", [
+    ('ignore = ["*"]', "would ignore every change"),
+    ('ignore = [""]', "must not be empty"),
+    ('ignore = "notes/*"', "tuple"),
+    ('ignored = ["notes/*"]', "unknown key"),
+])
+def test_the_affected_table_refuses_patterns_that_hide_every_change(tmp_path, line, fragment):
+    from benchwarden.codelevel.settings import AffectedSettings
+
+    path = _write(tmp_path, '[affected]\nignore = ["notes/*", "*.ipynb"]\n')
+    assert load_config(path).section("affected", AffectedSettings).ignore == ("notes/*", "*.ipynb")
+    path = _write(tmp_path, f"[affected]\n{line}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path).section("affected", AffectedSettings)
+    assert f"{path.resolve()}: affected.{line.split(' ')[0]}" in str(info.value) and fragment in str(info.value)
+
+
 # Every duration and number is validated: nan, inf, zero, negative, absurd or mistyped values are errors that
 # name the file and the key, never a run that fails later (nan stored a run `show` could not display; inf left
 # a run `running` after an OverflowError; `timeout = 0` failed every fork).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import cast
 
 import click
 
@@ -25,6 +26,7 @@ def affected_command(inv: Invocation, base, candidate) -> int:
     build file) or in code that is not traced affects every benchmark. Measures nothing; exit 0.
     """
     from benchwarden.codelevel.selector import find_affected
+    from benchwarden.codelevel.settings import AffectedSettings
     from benchwarden.config import load_config
     from benchwarden.report.affected_table import affected_summary, affected_table
     from benchwarden.report.escaping import visible
@@ -32,6 +34,7 @@ def affected_command(inv: Invocation, base, candidate) -> int:
     from benchwarden.revisions import WORKTREE, repository_root
 
     config = load_config(inv.config_path)
+    settings = cast(AffectedSettings, config.section("affected", AffectedSettings))
     repo = repository_root(config.root)
     base_ref, candidate_ref = base or "HEAD", candidate or WORKTREE
     reports, failed = [], False
@@ -40,7 +43,8 @@ def affected_command(inv: Invocation, base, candidate) -> int:
             try:
                 reports.append(find_affected(
                     suite, repo, base_ref, candidate_ref, inv.filter, Path(tmp) / suite.name,
-                    log=lambda m: inv.err_console.print(f"affected: {rich_text(m)}", highlight=False)))
+                    log=lambda m: inv.err_console.print(f"affected: {rich_text(m)}", highlight=False),
+                    ignore=settings.ignore))
             except BenchwardenError as exc:
                 if len(config.select(inv.suite)) == 1:
                     raise

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -191,15 +191,18 @@ def _affected_only(inv: Invocation, config: Config, suites: list[Suite], base: s
     import tempfile
 
     from benchwarden.codelevel.selector import find_affected
+    from benchwarden.codelevel.settings import AffectedSettings
     from benchwarden.revisions import WORKTREE, repository_root
 
+    settings = cast(AffectedSettings, config.section("affected", AffectedSettings))
     repo = repository_root(config.root)
     kept: list[Suite] = []
     left_out: list[tuple[str, str]] = []
     with tempfile.TemporaryDirectory(prefix="benchwarden-affected-") as tmp:
         for suite in suites:
             report = find_affected(suite, repo, base, candidate or WORKTREE, inv.filter, Path(tmp) / suite.name,
-                                   log=lambda m: inv.err_console.print(f"affected: {rich_text(m)}", highlight=False))
+                                   log=lambda m: inv.err_console.print(f"affected: {rich_text(m)}", highlight=False),
+                                   ignore=settings.ignore)
             left_out += [(f"{suite.name}:{s.key}", "; ".join(s.reasons)) for s in report.selections if not s.affected]
             if report.affected:
                 keys = "|".join(re.escape(k) for k in report.affected)

@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 from benchwarden.assess.inject import INJECTORS, Injector, module_root
 from benchwarden.assess.reach import ReachMap, trace_benchmarks
 from benchwarden.codelevel.affected import Selection, select
-from benchwarden.codelevel.changes import ChangeSet, change_set
+from benchwarden.codelevel.changes import DEFAULT_IGNORE, ChangeSet, change_set
 from benchwarden.codelevel.readers import KindReader, go_reader, java_reader, python_reader
 from benchwarden.config import Suite
 from benchwarden.errors import ConfigError
@@ -130,8 +130,11 @@ def write_cached_reach(path: Path, reach: ReachMap) -> None:
 
 def find_affected(suite: Suite, repo: Path, base: str, candidate: str, cli_filter: str | None, workdir: Path,
                   log: Callable[[str], None] = lambda message: None,
-                  monotonic: Callable[[], float] = time.monotonic) -> AffectedReport:
-    """Select the benchmarks of ``suite`` (as ``cli_filter`` narrows them) that ``base`` → ``candidate`` affects."""
+                  monotonic: Callable[[], float] = time.monotonic, ignore: Sequence[str] = ()) -> AffectedReport:
+    """Select the benchmarks of ``suite`` (as ``cli_filter`` narrows them) that ``base`` → ``candidate`` affects.
+
+    ``ignore``: the project's own patterns of paths that cannot affect a benchmark (``[affected] ignore``),
+    added to :data:`~benchwarden.codelevel.changes.DEFAULT_IGNORE`."""
     from benchwarden.revisions import suite_for_revision
 
     kind = suite.context.kind
@@ -146,7 +149,8 @@ def find_affected(suite: Suite, repo: Path, base: str, candidate: str, cli_filte
     keys = sorted({p.benchmark.id.key for plan in plans.values() for p in plan.benchmarks})
     packages = trace_packages(kind, injector, built["candidate"], plans["candidate"]) if injector else []
     reader = kind_reader(suite, repo, packages)  # paths relative to the repository, not to a revision's worktree
-    changes = change_set(repo, base, candidate, reader.read, reader.suffix, reader.describe)
+    changes = change_set(repo, base, candidate, reader.read, reader.suffix, reader.describe,
+                         ignore=(*DEFAULT_IGNORE, *ignore))
     if changes.other or not changes.methods or injector is None:
         return AffectedReport(suite.name, base, candidate, changes, tuple(select(keys, {}, changes)),
                               tuple(packages), False, 0.0)
