@@ -1,4 +1,5 @@
-"""Suite detection for `benchwarden init`: find JMH, Go and asv-format Python suites in a repository.
+"""Suite detection for `benchwarden init`: find JMH, Go and asv-format Python suites in a repository, and
+propose unit-test suites (JUnit tests of Maven projects, Go test functions) as workloads.
 
 Detection reads build files with real parsers where the format has one
 (pom.xml via ElementTree, jars via zipfile, asv.conf.json via json); Go and
@@ -13,7 +14,7 @@ import json
 import os
 import re
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -23,6 +24,9 @@ SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "target", "build", ".venv", 
              "__pycache__", ".gradle", ".idea", ".tox", "dist"}
 _GO_BENCH = re.compile(r"^func\s+Benchmark\w*\s*\(\s*\w+\s+\*testing\.B\s*\)", re.MULTILINE)
 _PY_BENCH = re.compile(r"^\s*def\s+time_\w+\s*\(", re.MULTILINE)
+_GO_TEST = re.compile(r"^func\s+Test\w*\s*\(\s*\w+\s+\*testing\.T\s*\)", re.MULTILINE)
+#: a JUnit 4/5 test method (test templates such as @ParameterizedTest are not measured: docs/code-level.md)
+_JUNIT_TEST = re.compile(r"^[ \t]*@(?:org\.junit\.jupiter\.api\.|org\.junit\.)?Test\b(?![\w.])", re.MULTILINE)
 #: an @Benchmark annotation on a method: the annotation (possibly qualified), other annotations, then a declaration
 _JMH_BENCH = re.compile(r"^[ \t]*@(?:org\.openjdk\.jmh\.annotations\.)?Benchmark[ \t]*(?:\(\s*\))?\s*"
                         r"(?:@[\w.]+(?:\([^)]*\))?\s*)*(?:(?:public|protected|private|static|final|synchronized|"
@@ -42,6 +46,10 @@ class DetectedSuite:
     artifact: str | None = None
     options: dict = field(default_factory=dict)
     note: str = ""
+    # written commented out: unit-test suites when the repository has benchmark suites too (measuring every
+    # test of a large project is long; the user opts in), and Maven reactor modules the junit adapter may not
+    # resolve alone
+    proposed: bool = False
 
 
 def _walk(root: Path):
@@ -175,14 +183,53 @@ def _maven_property(module: Path, key: str) -> str | None:
     return None
 
 
+def _has_junit_tests(module: Path) -> bool:
+    for dirpath, dirnames, filenames in os.walk(module / "src" / "test" / "java"):
+        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS]
+        if any(f.endswith(".java") and _JUNIT_TEST.search(_read(Path(dirpath) / f)) for f in filenames):
+            return True
+    return False
+
+
+#: Apache RAT (license audit, bound to ``validate`` by every Apache parent pom) fails the build on the
+#: benchwarden.toml ``init`` writes, which carries no licence header (found on Apache Commons CLI)
+_JUNIT_BUILD_FLAGS = "test-compile -Drat.skip"
+
+
+def _junit_suite(module: Path, root: Path) -> DetectedSuite:
+    reactor = _reactor_root(module)
+    if reactor == module:
+        return DetectedSuite(name="", kind="junit", path=_rel(module, root), build=f"mvn -q -B {_JUNIT_BUILD_FLAGS}",
+                             note="Maven project with JUnit tests: each test method measured as a workload, one "
+                                  "fresh JVM per fork (docs/code-level.md); -Drat.skip: a licence audit would fail "
+                                  "on this file")
+    to_root = os.path.relpath(reactor / "pom.xml", module)
+    return DetectedSuite(name="", kind="junit", path=_rel(module, root),
+                         build=f"mvn -q -B -f {to_root} -pl {module.relative_to(reactor).as_posix()} -am "
+                               f"{_JUNIT_BUILD_FLAGS}",
+                         note="JUnit tests of a module of a multi-module Maven build: its test classpath is "
+                              "resolved in the module, so its sibling modules must be installed (mvn install) "
+                              "first (docs/code-level.md)", proposed=True)
+
+
 def detect_suites(root: Path) -> list[DetectedSuite]:
-    """Every suite found under ``root``, in a stable order (JMH, Go, Python)."""
+    """Every suite found under ``root``, in a stable order (JMH, Go, Python), then the unit-test suites
+    (JUnit, Go tests): proposed (commented out) when benchmark suites were found too."""
     root = root.resolve()
     jmh: list[DetectedSuite] = []
     go_modules: dict[Path, list[str]] = {}
     python: list[DetectedSuite] = []
+    junit: list[DetectedSuite] = []
+    go_test_modules: dict[Path, list[str]] = {}
     for directory, files in _walk(root):
         names = set(files)
+        if "pom.xml" in names and _has_junit_tests(directory):
+            junit.append(_junit_suite(directory, root))
+        if any(f.endswith("_test.go") and _GO_TEST.search(_read(directory / f)) for f in files):
+            module = _go_module_root(directory, root)
+            if module is not None:
+                pkg = "./" + directory.relative_to(module).as_posix() if directory != module else "."
+                go_test_modules.setdefault(module, []).append(pkg)
         if "pom.xml" in names and _pom_uses_jmh(directory / "pom.xml") and _has_benchmark_sources(directory):
             jmh.append(_maven_suite(directory, root))
         for gradle in ("build.gradle", "build.gradle.kts"):
@@ -218,7 +265,12 @@ def detect_suites(root: Path) -> list[DetectedSuite]:
                                          note="prebuilt JMH benchmarks jar"))
     go = [DetectedSuite(name="", kind="go", path=_rel(m, root), options={"packages": sorted(p)},
                         note="Go module with benchmark functions") for m, p in sorted(go_modules.items())]
-    return _name_uniquely([*jmh, *go, *python])
+    benchmarks = [*jmh, *go, *python]
+    gounit = [DetectedSuite(name="", kind="gounit", path=_rel(m, root), options={"packages": sorted(p)},
+                            note="Go module with test functions: each Test function measured as a workload "
+                                 "(docs/code-level.md)") for m, p in sorted(go_test_modules.items())]
+    units = [replace(s, proposed=s.proposed or bool(benchmarks)) for s in [*junit, *gounit]]
+    return _name_uniquely([*benchmarks, *units])
 
 
 def _go_module_root(directory: Path, root: Path) -> Path | None:
@@ -284,23 +336,33 @@ def render_config(suites: list[DetectedSuite]) -> str:
         lines += ["# No suite was detected. Add one, e.g.:", "# [suites.mine]", "# kind = \"command\"",
                   "# commands = { startup = \"./my-program --version\" }", ""]
     for s in suites:
-        lines.append(f"[suites.{s.name}]")
-        if s.note:
-            lines.append(f"# {s.note}")
-        lines.append(f"kind = {_toml_str(s.kind)}")
-        lines.append(f"path = {_toml_str(s.path)}")
-        if s.build:
-            lines.append(f"build = {_toml_str(s.build)}   # run before listing; never through a shell")
-        if s.artifact:
-            lines.append(f"artifact = {_toml_str(s.artifact)}")
-        for key, value in s.options.items():
-            if isinstance(value, list):
-                lines.append(f"{key} = [{', '.join(_toml_str(v) for v in value)}]")
-            else:
-                lines.append(f"{key} = {_toml_str(str(value))}")
-        lines.append("# filter = \"regex on benchmark keys\"")
-        if s.kind == "jmh":
-            lines.append("# jvm_args = [\"-Xmx1g\"]")
-        lines.append("# env = { KEY = \"value\" }")
-        lines.append("")
+        table = _suite_lines(s)
+        if s.proposed:
+            lines.append("# Proposed, commented out: unit tests as workloads. To measure them, uncomment the table header and its keys.")
+            table = [line if line.startswith("#") or not line else f"# {line}" for line in table]
+        lines += table
     return "\n".join(lines)
+
+
+def _suite_lines(s: DetectedSuite) -> list[str]:
+    """One suite's table, its keys commented where the user may want to set them."""
+    lines = [f"[suites.{s.name}]"]
+    if s.note:
+        lines.append(f"# {s.note}")
+    lines.append(f"kind = {_toml_str(s.kind)}")
+    lines.append(f"path = {_toml_str(s.path)}")
+    if s.build:
+        lines.append(f"build = {_toml_str(s.build)}   # run before listing; never through a shell")
+    if s.artifact:
+        lines.append(f"artifact = {_toml_str(s.artifact)}")
+    for key, value in s.options.items():
+        if isinstance(value, list):
+            lines.append(f"{key} = [{', '.join(_toml_str(v) for v in value)}]")
+        else:
+            lines.append(f"{key} = {_toml_str(str(value))}")
+    lines.append("# filter = \"regex on benchmark keys\"")
+    if s.kind == "jmh":
+        lines.append("# jvm_args = [\"-Xmx1g\"]")
+    lines.append("# env = { KEY = \"value\" }")
+    lines.append("")
+    return lines

@@ -142,3 +142,24 @@ def test_compare_finds_a_slowdown_through_the_test_that_reaches_it(tmp_path):
     assert verdicts["TestSumsManyInts"]["ratio"] > 2.0, verdicts
     assert verdicts["TestRepeatsText"]["verdict"] not in ("slower", "faster"), verdicts
     assert status == 1
+
+
+def test_init_makes_a_module_with_only_tests_a_gounit_suite_that_runs(tmp_path):
+    """`benchwarden init` on a Go module without benchmarks (the example minus bench_test.go): its test functions
+    become a `gounit` suite, listed by init itself, and the written config runs as it is."""
+    root = tmp_path / "tests-only"
+    shutil.copytree(REPO / "examples" / "go", root, ignore=shutil.ignore_patterns(".benchwarden", "benchwarden*.toml",
+                                                                               "bench_test.go"))
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["init", str(root), "--json"], stdout=out, stderr=err) == 0, err.getvalue()
+    [suite] = json.loads(out.getvalue())["suites"]
+    assert (suite["kind"], suite["proposed"], suite["benchmarks"]) == ("gounit", False, len(EXAMPLE_TESTS))
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["run", "--config", str(root / "benchwarden.toml"), "--filter", "^TestCapitalizeWords$",
+                   "--iteration-time", "50ms", "--warmup", "1", "--iterations", "2", "--forks", "1", "-q"],
+                  stdout=out, stderr=err)
+    assert status == 0, err.getvalue()
+    out = io.StringIO()
+    assert main(["show", "--config", str(root / "benchwarden.toml"), "--json"], stdout=out, stderr=io.StringIO()) == 0
+    [row] = json.loads(out.getvalue())["benchmarks"]
+    assert row["benchmark"] == "TestCapitalizeWords" and row["forks"] == 1 and row["mean"] > 0

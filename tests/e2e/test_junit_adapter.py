@@ -176,3 +176,15 @@ def test_check_spl_assertions_over_unit_tests(tmp_path):
     assert status == 1, err
     results = [a["verdict"] for a in json.loads(out)["assertions"]]
     assert results == ["holds", "fails"], out
+
+
+def test_init_makes_a_maven_project_with_only_tests_a_junit_suite(tmp_path):
+    """`benchwarden init` on the example's Maven project (unit tests, no benchmarks): a `junit` suite, which init
+    builds and lists with real Maven and JUnit, so the written config is one `run` accepts."""
+    root = copy_example(tmp_path)
+    (root / "benchwarden.toml").unlink()
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["init", str(root), "--json"], stdout=out, stderr=err) == 0, err.getvalue()
+    [suite] = json.loads(out.getvalue())["suites"]
+    assert (suite["kind"], suite["path"], suite["proposed"]) == ("junit", ".", False)
+    assert suite["benchmarks"] == len(WORDSTAT_TESTS), (suite, err.getvalue())

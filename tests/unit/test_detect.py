@@ -218,3 +218,67 @@ def test_print_refuses_options_it_would_ignore(tmp_path):
     err = io.StringIO()
     assert main(["init", str(tmp_path), "--print", "--force"], stdout=io.StringIO(), stderr=err) == 2
     assert "--force: --print writes nothing" in err.getvalue()
+
+
+JUNIT_TEST = """package t;
+
+import org.junit.jupiter.api.Test;
+
+class CoreTest {
+    @Test
+    void adds() {
+    }
+
+    @TestFactory  // not a @Test
+    Object many() { return null; }
+}
+"""
+
+
+def test_unit_tests_are_proposed_commented_out_beside_benchmarks(tmp_path):
+    root = _copy_examples(tmp_path)
+    found = {(s.kind, s.path): s for s in detect_suites(root)}
+    junit, gounit = found[("junit", "junit")], found[("gounit", "go")]
+    assert junit.proposed and gounit.proposed and gounit.options["packages"] == ["."]
+    assert not any(s.proposed for s in found.values() if s.kind in ("jmh", "go", "python"))
+    text = render_config(list(found.values()))
+    (root / "benchwarden.toml").write_text(text)
+    assert {s.kind for s in load_config(root / "benchwarden.toml").suites.values()} == {"jmh", "go", "python"}
+    # a user uncomments a proposed table's header and keys: a valid config that measures the unit tests
+    import re
+
+    opted_in = re.sub(r"^# ((?:\[suites\.|kind =|path =|packages =).*)$", r"\1", text, flags=re.MULTILINE)
+    (root / "benchwarden.toml").write_text(opted_in)
+    suites = load_config(root / "benchwarden.toml").suites
+    assert {s.kind for s in suites.values()} == {"jmh", "go", "python", "junit", "gounit"}
+    assert suites[gounit.name].context.root == (root / "go").resolve()
+
+
+def test_a_project_with_only_unit_tests_gets_them_as_its_suites(tmp_path):
+    maven = tmp_path / "lib"
+    (maven / "src/test/java/t").mkdir(parents=True)
+    (maven / "src/test/java/t/CoreTest.java").write_text(JUNIT_TEST)
+    (maven / "pom.xml").write_text(POM.format(parent="", name="lib", modules="", deps="", jar="x"))
+    gomod = tmp_path / "svc"
+    (gomod / "internal").mkdir(parents=True)
+    (gomod / "go.mod").write_text("module example.com/svc\n\ngo 1.21\n")
+    (gomod / "internal" / "x_test.go").write_text(
+        "package internal\n\nimport \"testing\"\n\nfunc TestMain(m *testing.M) {}\n\nfunc TestX(t *testing.T) {}\n")
+    suites = {s.kind: s for s in detect_suites(tmp_path)}
+    assert set(suites) == {"junit", "gounit"} and not any(s.proposed for s in suites.values())
+    # the adapter's test-compile, without the licence audit that the written benchwarden.toml would fail
+    assert suites["junit"].path == "lib" and suites["junit"].build == "mvn -q -B test-compile -Drat.skip"
+    assert suites["gounit"].options["packages"] == ["./internal"]
+    (tmp_path / "benchwarden.toml").write_text(render_config(list(suites.values())))
+    assert {s.kind for s in load_config(tmp_path / "benchwarden.toml").suites.values()} == {"junit", "gounit"}
+
+
+def test_junit_tests_of_a_reactor_module_are_proposed_with_a_reactor_build(tmp_path):
+    _maven_repo(tmp_path)
+    (tmp_path / "core/src/test/java/t").mkdir(parents=True)
+    (tmp_path / "core/src/test/java/t/CoreTest.java").write_text(JUNIT_TEST)
+    (tmp_path / "it/src/test/java/b/Other.java").write_text("class Other { @Tested int x; }\n")  # not @Test
+    suites = [s for s in detect_suites(tmp_path) if s.kind == "junit"]
+    assert [(s.path, s.proposed) for s in suites] == [("core", True)]
+    assert suites[0].build == "mvn -q -B -f ../pom.xml -pl core -am test-compile -Drat.skip"
+    assert "mvn install" in suites[0].note

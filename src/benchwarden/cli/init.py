@@ -21,6 +21,9 @@ from benchwarden.report.escaping import visible
 def init_command(inv: Invocation, path: Path, force: bool, print_only: bool, no_list: bool) -> int:
     """Detect JMH, Go and asv-format Python suites under PATH and write a commented benchwarden.toml.
 
+    Unit tests (JUnit tests of Maven projects, Go test functions) become suites too, measured as
+    workloads; beside benchmark suites they are only proposed, commented out.
+
     Then builds and lists each suite as `run` would and prints how many benchmarks it has (and how long
     a run may take), so a suite that does not build shows up now; --no-list skips that. The config goes
     to PATH/benchwarden.toml, or to --config.
@@ -46,12 +49,13 @@ def init_command(inv: Invocation, path: Path, force: bool, print_only: bool, no_
     target.write_text(text, encoding="utf-8")
     ignored = ignore_store_folder(target.parent)
     if not inv.json:
-        found = ", ".join(f"{s.name} ({s.kind}, {s.path})" for s in suites) or "none"
+        found = ", ".join(f"{s.name} ({s.kind}, {s.path}{'; proposed, commented out' if s.proposed else ''})"
+                          for s in suites) or "none"
         inv.console.print(visible(f"wrote {target}; suites found: {found}"), markup=False, highlight=False)
         if ignored is not None:
             inv.console.print(visible(f"added .benchwarden/ (the result store) to {ignored}"), markup=False,
                               highlight=False)
-    listed = {} if (no_list or not suites) else _list_suites(inv, target)
+    listed = {} if (no_list or all(s.proposed for s in suites)) else _list_suites(inv, target)
     if inv.json:
         inv.emit_json({"config_path": str(target), "gitignore": str(ignored) if ignored else None, "suites": [{**d, **listed.get(d["name"], {})} for d in detected]})
     return ExitStatus.OK
