@@ -338,7 +338,8 @@ def render_config(suites: list[DetectedSuite]) -> str:
     for s in suites:
         table = _suite_lines(s)
         if s.proposed:
-            lines.append("# Proposed, commented out: unit tests as workloads. To measure them, uncomment the table header and its keys.")
+            lines.append("# Proposed, commented out: unit tests as workloads. To measure them, uncomment the table "
+                         "header and its keys.")
             table = [line if line.startswith("#") or not line else f"# {line}" for line in table]
         lines += table
     return "\n".join(lines)
