@@ -60,7 +60,7 @@ from typing import Sequence
 import numpy as np
 from scipy import stats as scistats
 
-from benchwarden.stats.logratio import TStatistic, esd_outliers, hodges_lehmann_shift, rank_p
+from benchwarden.stats.logratio import TStatistic, esd_outliers, hodges_lehmann_shift, rank_p, two_sample_outliers
 from benchwarden.stats.results import Interval
 
 DEFAULT_ALPHA = 0.001
@@ -259,7 +259,7 @@ def step_test(before: np.ndarray, after: np.ndarray, index: int, noise: float,
     """The test of the module docstring on the run values of the two sides (``before`` ends at the change)."""
     before = np.asarray(before, dtype=float)[-settings.window:]
     after = np.asarray(after, dtype=float)[:settings.window]
-    drop_b, drop_a = esd_outliers(before), esd_outliers(after)
+    drop_b, drop_a = two_sample_outliers(before, after)  # a level both sides show is not an outlier
     b, a = before[~drop_b], after[~drop_a]
     df = b.size + a.size - 2
     center = float(a.mean() - b.mean())

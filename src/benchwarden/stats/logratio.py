@@ -173,6 +173,17 @@ def reproduced(y: np.ndarray, other: np.ndarray, drop: np.ndarray) -> np.ndarray
     return drop & (to_other < 0.5 * to_own)
 
 
+def two_sample_outliers(a: np.ndarray, b: np.ndarray, alpha: float | None = OUTLIER_ALPHA
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """The units to leave out of an unpaired two-sample analysis: ESD per sample (:func:`esd_outliers`),
+    except those the other sample reproduces (:func:`reproduced`).  ``alpha`` None or 0: none."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if not alpha:
+        return np.zeros(a.shape, dtype=bool), np.zeros(b.shape, dtype=bool)
+    drop_a, drop_b = esd_outliers(a, alpha), esd_outliers(b, alpha)
+    return drop_a & ~reproduced(a, b, drop_a), drop_b & ~reproduced(b, a, drop_b)
+
+
 # --- point estimates ------------------------------------------------------------------------------
 
 
@@ -302,9 +313,7 @@ def ratio_statistics(y_base: np.ndarray, y_cand: np.ndarray, *, paired: bool,
         estimate = hodges_lehmann(d)
         spread = np.sqrt(statistic.se**2 * np.maximum((~drop).sum(-1), 1))
         return RatioStatistics(True, statistic, full, estimate, drop, drop, spread)
-    drop_b = esd_outliers(y_base, outlier_alpha) if outlier_alpha else np.zeros(y_base.shape, dtype=bool)
-    drop_c = esd_outliers(y_cand, outlier_alpha) if outlier_alpha else np.zeros(y_cand.shape, dtype=bool)
-    drop_b, drop_c = drop_b & ~reproduced(y_base, y_cand, drop_b), drop_c & ~reproduced(y_cand, y_base, drop_c)
+    drop_b, drop_c = two_sample_outliers(y_base, y_cand, outlier_alpha)
     t_statistic = pooled_t if pooled else welch_t
     statistic, full = t_statistic(y_base, y_cand, ~drop_b, ~drop_c), t_statistic(y_base, y_cand)
     estimate = hodges_lehmann_shift(y_base, y_cand)
