@@ -269,13 +269,15 @@ def test_assess_go_example_with_the_compare_rule(tmp_path):
     assert 2 <= stable["slowed_forks"] <= 5 and stable["base_forks"] == 4 + stable["slowed_forks"]
     # not detectable at this budget: usually its baseline forks alone show it (screened out, never slowed); with
     # only 4 baseline forks the screen, lenient by design (its spread at the 80 % lower bound), lets it through
-    # now and then, and the futility stop ends it after the first look at 2 slowed forks (MDC 95 % in one run)
+    # now and then, and the futility stop ends it at a look before the budget: usually the first, at 2 slowed forks
+    # (MDC 95 % in one run); on a host whose speed swung 2x it came at the second look, 3 slowed forks (a CI run)
     assert noisy["outcome"] == "undecided", detail
     if noisy["screened"]:
         assert "slowed_forks" not in noisy and noisy["mdc"] > 0.5, detail
         assert noisy["warnings"][0].startswith("not measured: the baseline forks of BenchmarkNoisy"), detail
     else:
-        assert noisy["slowed_forks"] == 2 and noisy["mdc"] > 0.5 and "stopped after 2 slowed forks" in noisy["warnings"][0]
+        n = noisy["slowed_forks"]
+        assert n in (2, 3) and noisy["mdc"] > 0.5 and f"stopped after {n} slowed forks" in noisy["warnings"][0], detail
     method = next(m for m in suite["abs"]["methods"] if m["method"] == "example.com/wordstat.CountWordsHash")
     assert method["undecided_by"] == ["BenchmarkNoisy"]
     if stable["outcome"] == "detected":
