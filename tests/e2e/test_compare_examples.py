@@ -19,6 +19,7 @@ import pytest
 from benchwarden.cli import main
 from tests.support.git import commit_all
 from tests.support.jmh import private_jmh_lock
+from tests.support.live import measured_twice, pair_log_ratios
 
 pytestmark = pytest.mark.e2e
 
@@ -84,11 +85,24 @@ def test_aa_comparison_reports_no_regression(tmp_path, name, monkeypatch):
         monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
         commit_all(root)
         refs = ["HEAD", "HEAD"]
-    status, data, err = _compare(root, name, *refs, "--max-forks", "6", "--seed", "2")
+    # a false "slower"/"faster" is the rule's nominal 0.5 % each: measured again once (tests/support/live.py)
+    (status, data, err), wrong = measured_twice(
+        lambda attempt: _compare(root, name, *refs, "--max-forks", "6", "--seed", str(2 + 10 * (attempt - 1))),
+        _aa_claim)
+    assert wrong is None, wrong
     (result,) = data["benchmarks"]
-    assert result["verdict"] in ("unchanged", "inconclusive"), (result, err)
     assert status == 0 and data["gate"] == "pass"
     assert 4 <= result["forks"]["base"] <= 6
+
+
+def _aa_claim(outcome: tuple[int, dict, str]) -> str | None:
+    """What is wrong with an A/A comparison's outcome: a claimed change, with its pairs; None if nothing."""
+    _, data, _ = outcome
+    (result,) = data["benchmarks"]
+    if result["verdict"] in ("unchanged", "inconclusive"):
+        return None
+    return (f"A/A said {result['verdict']}: ratio {result['ratio']}, interval {result['ci']}, outliers "
+            f"{result['outliers']}, pairs {pair_log_ratios(result)}, warnings {result['warnings']}")
 
 
 @pytest.mark.parametrize("name", ["go", "python"])
@@ -109,11 +123,13 @@ def test_a_ten_percent_change_is_never_called_unchanged_or_faster(tmp_path, name
 
 def test_simultaneous_pairs_run_side_by_side_and_an_aa_stays_quiet(tmp_path):
     root = _example(tmp_path, "python")
-    status, data, err = _compare(root, "python", "WORKTREE", "WORKTREE", "--pairing", "simultaneous", "--max-forks", "6",
-                                 "--seed", "4")
+    (status, data, err), wrong = measured_twice(
+        lambda attempt: _compare(root, "python", "WORKTREE", "WORKTREE", "--pairing", "simultaneous", "--max-forks",
+                                 "6", "--seed", str(4 + 10 * (attempt - 1))),
+        _aa_claim)
+    assert wrong is None, wrong
     (result,) = data["benchmarks"]
     assert set(result["order"]) == {"b+c"}
-    assert result["verdict"] in ("unchanged", "inconclusive"), (result, err)
     assert status == 0 and data["gate"] == "pass"
     # measured biased for Python (docs/compare.md, Limitations): every output says so
     assert any(w.startswith("simultaneous pairs on a Python suite") for w in result["warnings"]), result["warnings"]

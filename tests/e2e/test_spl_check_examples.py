@@ -19,6 +19,7 @@ import pytest
 
 from benchwarden.cli import main
 from tests.support.git import git
+from tests.support.live import measured_twice
 
 pytestmark = pytest.mark.e2e
 
@@ -51,6 +52,28 @@ def _check(root: Path, *argv: str) -> tuple[int, dict, str]:
     return status, json.loads(out.getvalue()), err.getvalue()
 
 
+def _shipped_check(root: Path, *argv: str) -> tuple[int, dict, str]:
+    """A check of the shipped assertions, which all hold: a "fails" among them is a live claim at most α per
+    comparison, measured again once from an empty store before the test fails (tests/support/live.py)."""
+
+    def measure(attempt: int) -> tuple[int, dict, str]:
+        if attempt > 1:
+            shutil.rmtree(root / ".benchwarden", ignore_errors=True)
+        return _check(root, *argv)
+
+    outcome, wrong = measured_twice(measure, _failed_assertions)
+    assert wrong is None, wrong
+    return outcome
+
+
+def _failed_assertions(outcome: tuple[int, dict, str]) -> str | None:
+    status, data, err = outcome
+    failed = [a for a in data["assertions"] if a["verdict"] == "fails"]
+    if status == 0 and not failed:
+        return None
+    return f"exit {status}, failed: {json.dumps(failed)[:4000]}, stderr: {err[-2000:]}"
+
+
 def _by_text(data: dict) -> dict[str, dict]:
     return {a["text"]: a for a in data["assertions"]}
 
@@ -63,8 +86,7 @@ def _slow_down(path: Path, old: str, new: str) -> None:
 
 def test_python_example(tmp_path, monkeypatch):
     root = _repo(tmp_path, "python", "python3", monkeypatch)
-    status, data, err = _check(root, "--suite", "wordstat", "--iteration-time", "50ms", "--warmup", "1")
-    assert status == 0, (data, err)
+    status, data, err = _shipped_check(root, "--suite", "wordstat", "--iteration-time", "50ms", "--warmup", "1")
     verdicts = {text: a["verdict"] for text, a in _by_text(data).items()}
     assert len(verdicts) == 4 and "fails" not in verdicts.values()
     assert verdicts["CountWords.time_count_hash <= CountWords.time_count_sorted"] == "holds"
@@ -90,9 +112,7 @@ def test_python_example(tmp_path, monkeypatch):
 
 def test_go_example_with_a_tagged_baseline(tmp_path, monkeypatch):
     root = _repo(tmp_path, "go", "go", monkeypatch)
-    status, data, err = _check(root, "--iteration-time", "50ms", "--warmup", "1")
-    assert status == 0, (data, err)
-    assert "fails" not in {a["verdict"] for a in data["assertions"]}
+    status, data, err = _shipped_check(root, "--iteration-time", "50ms", "--warmup", "1")
     assert _by_text(data)["BenchmarkCountWordsHash <= BenchmarkCountWordsSorted"]["verdict"] == "holds"
     # commit the slowdown (~3x at 1000 words, docs/performance.md), then bound HEAD against the tagged baseline
     _slow_down(root / "wordstat.go", 'var tokenizer = chooseTokenizer(os.Getenv("WORDSTAT_SLOW"))',
@@ -117,8 +137,7 @@ def test_jmh_example_annotations_and_regression(tmp_path, monkeypatch):
     monkeypatch.setenv("JAVA_TOOL_OPTIONS", "-Djmh.ignoreLock=true")  # other JMH runs on a shared machine
     # 2 s of warmup: the JIT needs it under load (JMH's default is 50 s)
     jmh = ["--iteration-time", "200ms", "--warmup", "10", "--iterations", "3"]
-    status, data, err = _check(root, *jmh, "--max-rounds", "0")  # undecided would pass too: no extra rounds
-    assert status == 0, (data, err)
+    status, data, err = _shipped_check(root, *jmh, "--max-rounds", "0")  # undecided would pass too: no extra rounds
     names = {a["name"] for a in data["assertions"]}
     assert {"@SPL wordstat.bench.TokenizeBench.tokenize:1", "@SPL wordstat.bench.CountWordsBench.countHash:1"} <= names
     by_text = _by_text(data)
