@@ -227,7 +227,7 @@ def detect_suites(root: Path) -> list[DetectedSuite]:
             junit.append(_junit_suite(directory, root))
         if any(f.endswith("_test.go") and _GO_TEST.search(_read(directory / f)) for f in files):
             module = _go_module_root(directory, root)
-            if module is not None:
+            if module is not None and not _go_ignores(directory, module):
                 pkg = "./" + directory.relative_to(module).as_posix() if directory != module else "."
                 go_test_modules.setdefault(module, []).append(pkg)
         if "pom.xml" in names and _pom_uses_jmh(directory / "pom.xml") and _has_benchmark_sources(directory):
@@ -256,7 +256,7 @@ def detect_suites(root: Path) -> list[DetectedSuite]:
                                             note="asv-style benchmarks/ folder"))
         if any(f.endswith("_test.go") and _GO_BENCH.search(_read(directory / f)) for f in files):
             module = _go_module_root(directory, root)
-            if module is not None:
+            if module is not None and not _go_ignores(directory, module):
                 pkg = "./" + directory.relative_to(module).as_posix() if directory != module else "."
                 go_modules.setdefault(module, []).append(pkg)
         for f in files:
@@ -271,6 +271,12 @@ def detect_suites(root: Path) -> list[DetectedSuite]:
                                  "(docs/code-level.md)") for m, p in sorted(go_test_modules.items())]
     units = [replace(s, proposed=s.proposed or bool(benchmarks)) for s in [*junit, *gounit]]
     return _name_uniquely([*benchmarks, *units])
+
+
+def _go_ignores(directory: Path, module: Path) -> bool:
+    """Whether the go tool skips this directory's package: one named ``testdata`` or starting with ``_`` on the
+    way from the module root (``go help packages``; ``.`` folders are never walked)."""
+    return any(part == "testdata" or part.startswith("_") for part in directory.relative_to(module).parts)
 
 
 def _go_module_root(directory: Path, root: Path) -> Path | None:

@@ -282,3 +282,16 @@ def test_junit_tests_of_a_reactor_module_are_proposed_with_a_reactor_build(tmp_p
     assert [(s.path, s.proposed) for s in suites] == [("core", True)]
     assert suites[0].build == "mvn -q -B -f ../pom.xml -pl core -am test-compile -Drat.skip"
     assert "mvn install" in suites[0].note
+
+
+def test_go_packages_the_go_tool_ignores_are_not_proposed(tmp_path):
+    # gin keeps fixtures under testdata/; `go test ./...` skips testdata and _-prefixed folders (go help packages)
+    module = tmp_path / "svc"
+    bench = "package p\n\nimport \"testing\"\n\nfunc BenchmarkX(b *testing.B) {}\n\nfunc TestX(t *testing.T) {}\n"
+    for folder in ("api", "testdata/protoexample", "api/testdata", "_examples/demo"):
+        (module / folder).mkdir(parents=True, exist_ok=True)
+        (module / folder / "x_test.go").write_text(bench)
+    (module / "go.mod").write_text("module example.com/svc\n\ngo 1.21\n")
+    suites = {s.kind: s for s in detect_suites(tmp_path)}
+    assert suites["go"].options["packages"] == ["./api"]
+    assert suites["gounit"].options["packages"] == ["./api"]
