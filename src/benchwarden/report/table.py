@@ -192,6 +192,8 @@ def fmt_number(value: float | None, digits: int = 4) -> str:
         return "-"
     if value == 0:
         return "0"
+    if math.isinf(value):  # only a damaged store holds one (tests/unit/cli/test_hostile_inputs.py): shown, not fatal
+        return "∞" if value > 0 else "-∞"
     magnitude = int(math.floor(math.log10(abs(value))))
     if magnitude >= digits:
         return f"{value:,.0f}"

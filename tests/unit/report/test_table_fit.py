@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.console import Console
 
-from benchwarden.report.table import Column, TableModel, fit, table_width, to_rich
+from benchwarden.report.table import Column, TableModel, fit, fmt_number, table_width, to_rich
 
 
 def _model(names, title="t"):
@@ -62,3 +64,11 @@ def test_too_narrow_for_any_table_becomes_vertical_with_every_value_whole():
 def test_every_rendered_line_fits(names, width):
     text = _render(_model(names), width)
     assert all(cell_len(line) <= width for line in text.splitlines()), text
+
+
+@pytest.mark.parametrize("value, shown", [(None, "-"), (float("nan"), "-"), (0.0, "0"), (12.345678, "12.35"),
+                                          (123456.7, "123,457"), (0.0012345, "0.001234"), (float("inf"), "∞"),
+                                          (float("-inf"), "-∞"), (-3.5, "-3.500")])
+def test_numbers_are_formatted_and_infinity_does_not_crash(value, shown):
+    # an infinite value only comes from a damaged store; showing it must not be an internal error
+    assert fmt_number(value) == shown
