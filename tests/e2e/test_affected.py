@@ -24,14 +24,16 @@ pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _repo(tmp_path: Path, folder: str, tool: str, monkeypatch, config: str = "") -> Path:
-    """A committed copy of an example; ``config`` is appended to its benchwarden.toml before the commit."""
+def _repo(tmp_path: Path, folder: str, tool: str, monkeypatch, config: str = "", source: Path | None = None) -> Path:
+    """A committed copy of an example (or of ``source``); ``config`` is appended to its benchwarden.toml before the
+    commit."""
     if shutil.which(tool) is None:
         pytest.skip(f"'{tool}' is not on PATH")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("WORDSTAT_SLOW", raising=False)
     root = tmp_path / folder
-    shutil.copytree(REPO / "examples" / folder, root, ignore=shutil.ignore_patterns(".benchwarden", "__pycache__"))
+    shutil.copytree(source or REPO / "examples" / folder, root,
+                    ignore=shutil.ignore_patterns(".benchwarden", "__pycache__"))
     (root / ".gitignore").write_text(".benchwarden/\ntarget/\n__pycache__/\n")
     if config:
         with (root / "benchwarden.toml").open("a", encoding="utf-8") as toml:
@@ -91,6 +93,42 @@ def test_python_only_the_callers_of_a_changed_function(tmp_path, monkeypatch):
                  "--filter", PY_FILTER, "--json"], stdout=out, stderr=err) == 0
     assert err.getvalue().count("from the cache of that commit") == 2 and "tracing" not in err.getvalue()
     assert _selected(json.loads(out.getvalue())["suites"][0]) == {"bench_wordstat.CountWords.time_count_sorted"}
+
+
+EXTRA_BENCH = """import math
+
+
+class Arithmetic:
+    def time_hypot(self):
+        math.hypot(3.0, 4.0)
+"""
+
+
+def test_python_module_level_code_and_benchmark_files_affect_only_their_importers(tmp_path, monkeypatch):
+    """Changes outside any function are attributed by the files each benchmark's process imported (the hook records
+    them): a benchmark module that does not import wordstat is not affected by wordstat's constants, nor the
+    wordstat benchmarks by an edit of that module; a test file no benchmark imports affects nothing."""
+    root = tmp_path / "python"
+    shutil.copytree(REPO / "examples" / "python", root, ignore=shutil.ignore_patterns(".benchwarden", "__pycache__"))
+    (root / "benchmarks" / "bench_extra.py").write_text(EXTRA_BENCH, encoding="utf-8")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_wordstat.py").write_text("import wordstat\n\n\ndef test_top():\n    pass\n")
+    root = _repo(tmp_path / "copy", "python", "python3", monkeypatch, source=root)
+    only = r"Arithmetic\.|CountWords\.time_count_hash"
+    library = root / "wordstat" / "__init__.py"  # one more separator: a change at module level
+    library.write_text(library.read_text().replace('_SEPARATORS = (" ",', '_SEPARATORS = (" ", " ",', 1))
+    suite = _affected(root, only)
+    assert [c["method"] for c in suite["changed_methods"]] == ["file:wordstat/__init__.py"] and suite["traced"]
+    assert _selected(suite) == {"bench_wordstat.CountWords.time_count_hash"}
+    [extra] = [b for b in suite["benchmarks"] if not b["affected"]]
+    assert extra["reasons"] == ["imports none of the 1 changed file"]
+    commit_all(root, "v2")
+    _edit(root / "benchmarks" / "bench_extra.py", "def time_hypot(self):", "        math.hypot(5.0, 12.0)")
+    _edit(root / "tests" / "test_wordstat.py", "def test_top():", "    assert wordstat.VOCABULARY")
+    suite = _affected(root, only)
+    assert {c["method"] for c in suite["changed_methods"]} == {"file:benchmarks/bench_extra.py",
+                                                                "file:tests/test_wordstat.py"}
+    assert _selected(suite) == {"bench_extra.Arithmetic.time_hypot"}
 
 
 def test_paths_the_project_ignores_affect_nothing_and_are_listed(tmp_path, monkeypatch):

@@ -469,6 +469,10 @@ def _traced(call):
 #       counts the calls of every public function and public method of public classes defined in the
 #       listed modules (and their submodules); written as JSON lines {"v":1,"method":"m:f","calls":n}
 #       to <out>/trace-<pid>.jsonl at exit (atexit, and on SIGTERM, which benchwarden uses to stop forks).
+#       Optional: "every_method": true (every function and method, by a profile hook), and "files_under": a
+#       directory -- then each source file under it that the process imported is written too, as
+#       {"v":1,"method":"file:<path relative to it, / separated>","calls":1} (``benchwarden affected``
+#       attributes a change outside any function, or to a file outside the traced modules, to its importers).
 #
 # Functions are wrapped right after their module has executed and before any importer sees it, so
 # "from wordstat import tokenize" and the module's own calls through its globals both get the wrapper.
@@ -496,7 +500,7 @@ def install_injection_from_env(environ=None):
     if mode == "slowdown":
         hook = SlowdownHook(str(spec.get("target", "")), spec.get("factor"), spec.get("report"))
     elif mode == "trace":
-        hook = TraceHook(spec.get("modules"), spec.get("out"), spec.get("every_method", False))
+        hook = TraceHook(spec.get("modules"), spec.get("out"), spec.get("every_method", False), spec.get("files_under"))
     else:
         raise InjectionError("{}: mode must be 'slowdown' or 'trace', got {!r}".format(INJECT_ENV, mode))
     hook.install()
@@ -804,16 +808,19 @@ class TraceHook(object):
     in a function counts for the function (``f.<locals>.g`` as ``f``); module and class bodies are not methods.
     """
 
-    def __init__(self, modules, out, every_method=False):
+    def __init__(self, modules, out, every_method=False, files_under=None):
         if not isinstance(modules, list) or not modules or not all(isinstance(m, str) and m for m in modules):
             raise InjectionError("trace: 'modules' must be a non-empty list of module names, got {!r}".format(modules))
         if not isinstance(out, str) or not out:
             raise InjectionError("trace: 'out' must name a directory, got {!r}".format(out))
         if not isinstance(every_method, bool):
             raise InjectionError("trace: 'every_method' must be true or false, got {!r}".format(every_method))
+        if files_under is not None and (not isinstance(files_under, str) or not files_under):
+            raise InjectionError("trace: 'files_under' must name a directory, got {!r}".format(files_under))
         self.modules = modules
         self.out = out
         self.every_method = every_method
+        self.files_under = files_under
         self.counts = {}  # method name -> [calls]
         self._lock = threading.Lock()
         self._patched = set()
@@ -898,13 +905,30 @@ class TraceHook(object):
                         qual = "{}:{}.{}".format(module.__name__, name, attr)
                         _wrap_attribute(obj, attr, lambda f, q=qual: self.counter(q, f))
 
+    def imported_files(self):
+        """The ``.py`` files under ``files_under`` whose modules this process imported, relative to it, ``/``
+        separated (symbolic links resolved on both sides); empty without ``files_under``."""
+        if not self.files_under:
+            return []
+        root = os.path.realpath(self.files_under)
+        found = set()
+        for module in list(sys.modules.values()):
+            path = getattr(module, "__file__", None)
+            if not isinstance(path, str) or not path.endswith(".py"):
+                continue
+            real = os.path.realpath(path)
+            if real.startswith(root + os.sep):
+                found.add(os.path.relpath(real, root).replace(os.sep, "/"))
+        return sorted(found)
+
     def write(self):
         path = os.path.join(self.out, "trace-{}.jsonl".format(os.getpid()))
         tmp = path + ".tmp"
+        lines = [(name, self.counts[name][0]) for name in sorted(self.counts)]
+        lines += [("file:" + name, 1) for name in self.imported_files()]
         with open(tmp, "w", encoding="utf-8") as out:
-            for name in sorted(self.counts):
-                out.write(json.dumps({"v": 1, "method": name, "calls": self.counts[name][0]},
-                                     separators=(",", ":")) + "\n")
+            for name, calls in lines:
+                out.write(json.dumps({"v": 1, "method": name, "calls": calls}, separators=(",", ":")) + "\n")
         os.replace(tmp, path)
 
 

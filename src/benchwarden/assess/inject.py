@@ -86,7 +86,8 @@ class Injector(Protocol):
     def tracing(self, suite: Suite, packages: Sequence[str], workdir: Path,
                 test_command: Sequence[str] | None, every_method: bool = False) -> Tracing:
         """Count calls of the public methods in ``packages`` (``every_method``: of every method and constructor,
-        private ones included, as affected-benchmark selection needs)."""
+        private ones included, as affected-benchmark selection needs; Python then also records each source file
+        under the suite's root that a process imported, as ``file:<path>``)."""
         ...
 
 
@@ -422,8 +423,9 @@ class PythonInjector:
 
         def spec(out_dir: Path) -> str:
             out_dir.mkdir(parents=True, exist_ok=True)
+            # every_method is what `affected` asks for: it also needs the suite's files each process imported
             return json.dumps({"v": 1, "mode": "trace", "modules": list(packages), "out": str(out_dir),
-                               **({"every_method": True} if every_method else {})})
+                               **({"every_method": True, "files_under": str(ctx.root)} if every_method else {})})
 
         site = workdir / "sitecustomize"
         site.mkdir(parents=True, exist_ok=True)

@@ -6,8 +6,10 @@ every-method mode, :mod:`benchwarden.assess.reach`), at the base *and* at the ca
 version calls still counts. A benchmark is affected when either version of it called a changed method. The rule
 errs one way only — towards measuring:
 
-* a change no method accounts for (:class:`~.changes.OtherChange`: a skeleton, a build file, benchmark code
-  that is not traced, a file that does not parse) affects every benchmark;
+* a change no method accounts for (:class:`~.changes.OtherChange`: a skeleton, a build file, a file that does
+  not parse) affects every benchmark -- except in Python, where a module's skeleton and any other ``.py`` file of
+  the suite's folder (benchmark code, tests) are units ``file:<path>`` and the trace records which processes
+  imported each file: a change there affects the benchmarks whose process imported it;
 * a benchmark whose trace failed, or that one version does not have, is affected;
 * Java overloads share a name, so changing one selects callers of any (:mod:`.java_code`);
 * traces count calls made anywhere in the fork (setup included), which over-approximates what is measured.
@@ -23,6 +25,7 @@ from typing import Mapping, Sequence
 
 from benchwarden.assess.reach import ReachMap
 from benchwarden.codelevel.changes import ChangeSet
+from benchwarden.codelevel.python_code import FILE_PREFIX
 
 #: How many reasons a selection lists before "and N more".
 SHOWN_REASONS = 3
@@ -77,11 +80,23 @@ def select(keys: Sequence[str], reaches: Mapping[str, ReachMap], changes: Change
                 reasons.append(f"not traced at {label} (a new or renamed benchmark)")
             else:
                 reached.update(name for m, n in reach.calls[key].items() if n > 0 for name in _reached(m, changed))
-        reasons += [f"calls {name} ({changed[name].how})" for name in sorted(reached)]
+        reasons += [_reason(name, changed[name].how) for name in sorted(reached)]
         if reasons:
             out.append(Selection(key, True, _shown(reasons)))
         else:
-            n = len(changed)
-            out.append(Selection(key, False, (f"calls none of the {n} changed method{'s' * (n != 1)}",) if n
-                                 else ("no code changed",)))
+            out.append(Selection(key, False, (_reaches_none(changed),) if changed else ("no code changed",)))
     return out
+
+
+def _reason(name: str, how: str) -> str:
+    if name.startswith(FILE_PREFIX):
+        return f"imports {name[len(FILE_PREFIX):]} ({how})"
+    return f"calls {name} ({how})"
+
+
+def _reaches_none(changed: Mapping[str, object]) -> str:
+    files = sum(name.startswith(FILE_PREFIX) for name in changed)
+    methods = len(changed) - files
+    parts = [f"calls none of the {methods} changed method{'s' * (methods != 1)}"] if methods else []
+    parts += [f"imports none of the {files} changed file{'s' * (files != 1)}"] if files else []
+    return " and ".join(parts)

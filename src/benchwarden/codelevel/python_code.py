@@ -52,3 +52,29 @@ def python_units(module: str, source: bytes) -> SourceUnits:
         else:
             skeleton.append(node)
     return SourceUnits(methods, fingerprint(ast.dump(ast.Module(body=skeleton, type_ignores=[]))))
+
+
+FILE_PREFIX = "file:"
+"""How a source file is named among traced methods: ``file:<path relative to the suite's root>``, as the trace hook
+writes the files a process imported (``asv_worker.TraceHook.imported_files``)."""
+
+
+def imported_file_units(file_name: str, units: SourceUnits) -> SourceUnits:
+    """``units`` of a traced module with its skeleton made a unit of its own, ``file_name``: module-level code
+    (imports, constants, class bodies) runs when the module is imported, so a change there affects exactly the
+    processes that imported the file, which the trace records."""
+    if units.unparsed:
+        return units
+    return SourceUnits({**units.methods, file_name: Method(1, units.skeleton)}, skeleton="",
+                       namespace=units.namespace)
+
+
+def whole_file_units(file_name: str, source: bytes) -> SourceUnits:
+    """A file outside the traced modules (benchmark code, tests, scripts) as one unit, ``file_name``: its
+    fingerprint is the syntax tree of the whole file, so only a change of code, not of comments or layout, is a
+    change, and it affects the processes that imported the file."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError) as exc:
+        return SourceUnits(unparsed=f"not valid Python: {exc}")
+    return SourceUnits({file_name: Method(1, fingerprint(ast.dump(tree)))})

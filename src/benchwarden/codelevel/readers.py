@@ -1,8 +1,9 @@
 """Per kind of suite: which changed files are code the traces cover, and how their methods are named.
 
-A reader returns None for a source file outside the traced code — Python outside the traced packages or in the
-benchmark directory (the hook does not wrap benchmark code), Java outside the traced packages — so a change there
-is attributed to no method and affects every benchmark (:mod:`.affected`). Go ``_test.go`` files are not traced
+A reader returns None for a source file outside the traced code — Python outside the suite's folder (or its
+``setup.py``), Java outside the traced packages — so a change there is attributed to no method and affects every
+benchmark (:mod:`.affected`). Python files inside the suite's folder but outside the traced modules (benchmark
+code, tests) are units ``file:<path>``, attributed to the processes that imported them. Go ``_test.go`` files are not traced
 either, but changes to test functions in them are known not to run under ``go test -bench``
 (:func:`test_file_units`).
 """
@@ -47,14 +48,28 @@ def _in_packages(name: str, packages: Sequence[str]) -> bool:
     return any(p == "all" or name == p.rstrip(".*") or name.startswith(p.rstrip(".*") + ".") for p in packages)
 
 
+#: Python files that change what runs without being imported by a benchmark: the build of an installed project.
+PYTHON_BUILD_FILES = ("setup.py",)
+
+
 def python_reader(suite: Suite, repo: Path, packages: Sequence[str], benchmark_dir: Path) -> KindReader:
-    from benchwarden.codelevel.python_code import python_units
+    """Python suites. Functions of the traced modules are units as the hook names them; every other ``.py`` file
+    under the suite's root (benchmark code, tests, scripts) and the module-level code of each traced module are
+    units of their own, ``file:<path>``, which the trace records for every process that imported the file."""
+    from benchwarden.codelevel.python_code import FILE_PREFIX, imported_file_units, python_units, whole_file_units
 
     ctx = suite.context
     configured = ctx.options.get("pythonpath") or ["."]
     dirs = [configured] if isinstance(configured, str) else [str(d) for d in cast(list, configured)]
     roots = [_relative(ctx.root / d, repo) for d in dirs]
     bench = _relative(benchmark_dir, repo)
+    suite_dir = _relative(ctx.root, repo)
+
+    def file_name(path: str) -> str | None:
+        inner = _under(path, suite_dir)
+        if inner is None or PurePosixPath(inner).name in PYTHON_BUILD_FILES:
+            return None
+        return FILE_PREFIX + inner
 
     def module_of(path: str) -> str | None:
         for root in roots:
@@ -68,16 +83,18 @@ def python_reader(suite: Suite, repo: Path, packages: Sequence[str], benchmark_d
         return None
 
     def read(path: str, data: bytes) -> SourceUnits | None:
-        if _under(path, bench) is not None:
-            return None
-        module = module_of(path)
-        return None if module is None else python_units(module, data)
+        name = file_name(path)
+        module = module_of(path) if _under(path, bench) is None else None
+        if module is not None:
+            units = python_units(module, data)
+            return units if name is None else imported_file_units(name, units)
+        return None if name is None else whole_file_units(name, data)
 
     def describe(path: str) -> str:
         if path.endswith(".py"):
-            if _under(path, bench) is not None:
-                return "benchmark code (not traced)"
-            return f"outside the traced modules ({', '.join(packages)})"
+            if PurePosixPath(path).name in PYTHON_BUILD_FILES:
+                return "the project's build script"
+            return "outside the suite's folder, where no import is traced"
         return "not Python source"
 
     return KindReader(read, ".py", describe)

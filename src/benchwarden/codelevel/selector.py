@@ -96,7 +96,7 @@ def kind_reader(suite: Suite, repo: Path, packages: Sequence[str]) -> KindReader
 
 
 #: Bump when what a trace records changes, so older cached traces are not reused.
-TRACE_CACHE_VERSION = 1
+TRACE_CACHE_VERSION = 2
 
 
 def trace_cache_path(worktree: Path, kind: str, packages: Sequence[str], keys: Sequence[str]) -> Path:

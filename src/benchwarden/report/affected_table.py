@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from benchwarden.codelevel.python_code import FILE_PREFIX
 from benchwarden.report.table import Column, TableModel
 
 if TYPE_CHECKING:
@@ -21,7 +22,11 @@ def affected_table(report: "AffectedReport") -> TableModel:
 def affected_summary(report: "AffectedReport") -> str:
     changes = report.changes
     n, total = len(report.affected), len(report.selections)
-    parts = [f"{len(changes.methods)} changed method{'s' * (len(changes.methods) != 1)}"]
+    files = sum(c.method.startswith(FILE_PREFIX) for c in changes.methods)
+    methods = len(changes.methods) - files
+    parts = [f"{methods} changed method{'s' * (methods != 1)}"]
+    if files:
+        parts.append(f"{files} changed file{'s' * (files != 1)} attributed by import")
     if changes.other:
         parts.append(f"{len(changes.other)} change{'s' * (len(changes.other) != 1)} outside any traced method")
     if changes.ignored:

@@ -106,6 +106,27 @@ def test_every_method_counts_private_methods_and_calls_through_references_taken_
     assert not any("<" in m for m in counts)  # no <module>, <listcomp>, <locals>
 
 
+def test_files_under_records_the_source_files_each_process_imported(tmp_path):
+    """What `affected` attributes module-level and benchmark-file changes by: the files under the suite's root that
+    the process imported (``file:<relative path>``, once each), nothing from outside it (the worker itself)."""
+    out = tmp_path / "trace"
+    spec = {"v": 1, "mode": "trace", "modules": ["pyprobe"], "out": str(out), "every_method": True,
+            "files_under": str(DATA)}
+    done = drive(spec, "calls")
+    assert done.returncode == 0, done.stderr
+    files = {m: n for m, n in read_jsonl_traces(out).items() if m.startswith("file:")}
+    # drive.py ran as __main__, whose __file__ CPython deletes when the script ends, before atexit: a benchmark's
+    # __main__ is the worker (or pytest), never the user's code
+    assert files == {"file:pyprobe.py": 1}
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = drive({**spec, "out": str(tmp_path / "trace2"), "files_under": str(elsewhere)}, "calls")
+    assert done.returncode == 0, done.stderr
+    assert not any(m.startswith("file:") for m in read_jsonl_traces(tmp_path / "trace2"))
+    bad = drive({**spec, "files_under": ["not", "a", "path"]}, "calls")
+    assert bad.returncode != 0 and "files_under" in bad.stderr
+
+
 def test_every_method_must_be_a_boolean(tmp_path):
     done = drive({"v": 1, "mode": "trace", "modules": ["pyprobe"], "out": str(tmp_path), "every_method": "yes"},
                  "calls")
