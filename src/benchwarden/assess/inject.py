@@ -30,6 +30,7 @@ from benchwarden.config import Suite
 from benchwarden.errors import BenchwardenError, ConfigError
 from benchwarden.helpers import build as helpers
 from benchwarden.model import Benchmark
+from benchwarden.revisions import RevisionError, repository_root
 
 INJECT_ENV = "BENCHWARDEN_INJECT"
 TRACE_DIR_ENV = "BENCHWARDEN_TRACE_DIR"
@@ -87,7 +88,7 @@ class Injector(Protocol):
                 test_command: Sequence[str] | None, every_method: bool = False) -> Tracing:
         """Count calls of the public methods in ``packages`` (``every_method``: of every method and constructor,
         private ones included, as affected-benchmark selection needs; Python then also records each source file
-        under the suite's root that a process imported, as ``file:<path>``)."""
+        of the repository that a process imported, as ``file:<repository path>``)."""
         ...
 
 
@@ -423,9 +424,10 @@ class PythonInjector:
 
         def spec(out_dir: Path) -> str:
             out_dir.mkdir(parents=True, exist_ok=True)
-            # every_method is what `affected` asks for: it also needs the suite's files each process imported
+            # every_method is what `affected` asks for: it also needs the repository's files each process imported
             return json.dumps({"v": 1, "mode": "trace", "modules": list(packages), "out": str(out_dir),
-                               **({"every_method": True, "files_under": str(ctx.root)} if every_method else {})})
+                               **({"every_method": True, "files_under": str(_repository_of(ctx.root))}
+                                  if every_method else {})})
 
         site = workdir / "sitecustomize"
         site.mkdir(parents=True, exist_ok=True)
@@ -443,6 +445,15 @@ class PythonInjector:
             return TestRun(argv, ctx.root, env)
 
         return Tracing(suite, lambda out: ((), {INJECT_ENV: spec(out)}), read_jsonl_traces, test_run)
+
+
+def _repository_of(root: Path) -> Path:
+    """The top of the git work tree holding ``root`` (a revision's cached worktree, or the repository), where the
+    paths of ``affected``'s changed files start; ``root`` itself outside git."""
+    try:
+        return repository_root(root)
+    except RevisionError:
+        return root
 
 
 INJECTORS: dict[str, Callable[[], Injector]] = {"jmh": JmhInjector, "junit": JunitInjector, "go": GoInjector,

@@ -1,9 +1,9 @@
 """Per kind of suite: which changed files are code the traces cover, and how their methods are named.
 
-A reader returns None for a source file outside the traced code — Python outside the suite's folder (or its
-``setup.py``), Java outside the traced packages — so a change there is attributed to no method and affects every
-benchmark (:mod:`.affected`). Python files inside the suite's folder but outside the traced modules (benchmark
-code, tests) are units ``file:<path>``, attributed to the processes that imported them. Go ``_test.go`` files are not traced
+A reader returns None for a source file outside the traced code — Python's ``setup.py`` (and, in a suite with a
+build command, any file outside the traced modules and benchmarks), Java outside the traced packages — so a change
+there is attributed to no method and affects every benchmark (:mod:`.affected`). Other Python files (module-level
+code, benchmark code, tests) are units ``file:<repository path>``, attributed to the processes that imported them. Go ``_test.go`` files are not traced
 either, but changes to test functions in them are known not to run under ``go test -bench``
 (:func:`test_file_units`).
 """
@@ -53,9 +53,11 @@ PYTHON_BUILD_FILES = ("setup.py",)
 
 
 def python_reader(suite: Suite, repo: Path, packages: Sequence[str], benchmark_dir: Path) -> KindReader:
-    """Python suites. Functions of the traced modules are units as the hook names them; every other ``.py`` file
-    under the suite's root (benchmark code, tests, scripts) and the module-level code of each traced module are
-    units of their own, ``file:<path>``, which the trace records for every process that imported the file."""
+    """Python suites. Functions of the traced modules are units as the hook names them; the module-level code of
+    each traced module and every other ``.py`` file of the repository (benchmark code, tests, scripts) are units of
+    their own, ``file:<repository path>``, which the trace records for every process that imported the file.
+    A suite with a ``build`` command may run any file of the project while building, so there a file outside the
+    traced modules and the benchmark directory is attributed to no unit (and affects every benchmark)."""
     from benchwarden.codelevel.python_code import FILE_PREFIX, imported_file_units, python_units, whole_file_units
 
     ctx = suite.context
@@ -63,13 +65,6 @@ def python_reader(suite: Suite, repo: Path, packages: Sequence[str], benchmark_d
     dirs = [configured] if isinstance(configured, str) else [str(d) for d in cast(list, configured)]
     roots = [_relative(ctx.root / d, repo) for d in dirs]
     bench = _relative(benchmark_dir, repo)
-    suite_dir = _relative(ctx.root, repo)
-
-    def file_name(path: str) -> str | None:
-        inner = _under(path, suite_dir)
-        if inner is None or PurePosixPath(inner).name in PYTHON_BUILD_FILES:
-            return None
-        return FILE_PREFIX + inner
 
     def module_of(path: str) -> str | None:
         for root in roots:
@@ -83,18 +78,20 @@ def python_reader(suite: Suite, repo: Path, packages: Sequence[str], benchmark_d
         return None
 
     def read(path: str, data: bytes) -> SourceUnits | None:
-        name = file_name(path)
-        module = module_of(path) if _under(path, bench) is None else None
+        if PurePosixPath(path).name in PYTHON_BUILD_FILES:
+            return None
+        name = FILE_PREFIX + path
+        benchmark_code = _under(path, bench) is not None
+        module = None if benchmark_code else module_of(path)
         if module is not None:
-            units = python_units(module, data)
-            return units if name is None else imported_file_units(name, units)
-        return None if name is None else whole_file_units(name, data)
+            return imported_file_units(name, python_units(module, data))
+        return None if ctx.build and not benchmark_code else whole_file_units(name, data)
 
     def describe(path: str) -> str:
         if path.endswith(".py"):
             if PurePosixPath(path).name in PYTHON_BUILD_FILES:
                 return "the project's build script"
-            return "outside the suite's folder, where no import is traced"
+            return "outside the traced modules, and the suite's build may run it"
         return "not Python source"
 
     return KindReader(read, ".py", describe)

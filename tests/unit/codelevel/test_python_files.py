@@ -37,16 +37,20 @@ def repo(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def changes_in(repo: Path):
+def changes_in(repo: Path, build: bool = False):
+    if build:  # a suite that builds the project (e.g. a C extension) may run any of its files while building
+        config = repo / "benchwarden.toml"
+        config.write_text(TOML + 'build = "python3 setup.py build_ext --inplace"\n', encoding="utf-8")
+        git(repo, "commit", "-qm", "build", "--", "benchwarden.toml")  # the config change is not the one tested
     suite = load_config(repo / "benchwarden.toml").suites["s"]
     reader = python_reader(suite, repo, ["lib"], suite.context.root / "benchmarks")
     return change_set(repo, "HEAD", WORKTREE, reader.read, reader.suffix, reader.describe)
 
 
 # what the hook records, per benchmark: bench_a's process imported lib and its own module, bench_b's only its own
-REACH = ReachMap({"a": {"lib:tokenize": 2, "file:lib/__init__.py": 1, "file:benchmarks/bench_a.py": 1,
-                        "file:benchmarks/__init__.py": 1},
-                  "b": {"file:benchmarks/bench_b.py": 1, "file:benchmarks/__init__.py": 1}}, 0.1)
+REACH = ReachMap({"a": {"lib:tokenize": 2, "file:suite/lib/__init__.py": 1, "file:suite/benchmarks/bench_a.py": 1,
+                        "file:suite/benchmarks/__init__.py": 1},
+                  "b": {"file:suite/benchmarks/bench_b.py": 1, "file:suite/benchmarks/__init__.py": 1}}, 0.1)
 
 
 def selected(repo: Path) -> tuple[set[str], dict[str, tuple[str, ...]]]:
@@ -64,10 +68,10 @@ def edit(repo: Path, path: str, old: str, new: str) -> None:
 def test_module_level_code_affects_the_benchmarks_that_imported_the_module(repo):
     edit(repo, "lib/__init__.py", "LIMIT = 3", "LIMIT = 4")
     changes = changes_in(repo)
-    assert [(c.method, c.how) for c in changes.methods] == [("file:lib/__init__.py", "changed")]
+    assert [(c.method, c.how) for c in changes.methods] == [("file:suite/lib/__init__.py", "changed")]
     assert changes.other == ()
     picked, reasons = selected(repo)
-    assert picked == {"a"} and reasons["a"] == ("imports lib/__init__.py (changed)",)
+    assert picked == {"a"} and reasons["a"] == ("imports suite/lib/__init__.py (changed)",)
     assert reasons["b"] == ("imports none of the 1 changed file",)
 
 
@@ -87,22 +91,37 @@ def test_a_test_file_no_benchmark_imports_affects_none_and_a_new_one_neither(rep
     edit(repo, "tests/test_lib.py", "pass", "assert True")
     (repo / "suite" / "tests" / "test_new.py").write_text("def test_y():\n    pass\n", encoding="utf-8")
     changes = changes_in(repo)
-    assert {(c.method, c.how) for c in changes.methods} == {("file:tests/test_lib.py", "changed"),
-                                                              ("file:tests/test_new.py", "added")}
+    assert {(c.method, c.how) for c in changes.methods} == {("file:suite/tests/test_lib.py", "changed"),
+                                                              ("file:suite/tests/test_new.py", "added")}
     picked, reasons = selected(repo)
     assert picked == set() and reasons["a"] == ("imports none of the 2 changed files",)
 
 
-@pytest.mark.parametrize("path, text, why", [
-    ("suite/setup.py", "from setuptools import setup\nsetup(name='x')\n", "the project's build script"),
-    ("tools.py", "X = 2\n", "outside the suite's folder"),
-    ("suite/benchmarks/bench_b.py", "def time_b(:\n", "not valid Python"),
+def test_a_file_outside_the_suites_folder_is_attributed_by_import_too(repo):
+    # the layout of asv's own projects: asv.conf.json in benchmarks/, the package beside it (pythonpath "..")
+    (repo / "tools.py").write_text("X = 2\n", encoding="utf-8")
+    assert [c.method for c in changes_in(repo).methods] == ["file:tools.py"] and selected(repo)[0] == set()
+
+
+@pytest.mark.parametrize("path, text, why, build", [
+    ("suite/setup.py", "from setuptools import setup\nsetup(name='x')\n", "the project's build script", False),
+    ("suite/benchmarks/bench_b.py", "def time_b(:\n", "not valid Python", False),
+    ("tools.py", "X = 2\n", "the suite's build may run it", True),
+    ("suite/tests/test_lib.py", "def test_x():\n    assert 1\n", "the suite's build may run it", True),
 ])
-def test_what_no_import_can_account_for_still_affects_everything(repo, path, text, why):
+def test_what_no_import_can_account_for_still_affects_everything(repo, path, text, why, build):
     (repo / path).write_text(text, encoding="utf-8")
-    changes = changes_in(repo)
+    changes = changes_in(repo, build)
     assert [c.path for c in changes.other] == [path] and why in changes.other[0].why
     assert selected(repo)[0] == {"a", "b"}
+
+
+def test_with_a_build_benchmark_code_and_module_level_code_are_still_attributed_by_import(repo):
+    edit(repo, "benchmarks/bench_b.py", "range(10)", "range(20)")
+    edit(repo, "lib/__init__.py", "LIMIT = 3", "LIMIT = 4")
+    changes = changes_in(repo, build=True)
+    assert changes.other == () and selected(repo)[0] == {"a", "b"}
+    assert {c.method for c in changes.methods} == {"file:suite/benchmarks/bench_b.py", "file:suite/lib/__init__.py"}
 
 
 def test_the_summary_counts_files_apart_from_methods(repo):

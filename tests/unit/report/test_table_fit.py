@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 
 import pytest
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
