@@ -105,7 +105,9 @@ def _interpreter(ctx: SuiteContext) -> str:
         raise _config_error(f"expected the name or path of a Python interpreter, got {python!r}",
                             f"suites.{ctx.name}.python")
     if "/" in python:
-        path = (ctx.root / python).resolve()
+        # absolute, but symbolic links kept: a virtualenv's bin/python is a link to the base interpreter, and only
+        # started through the link does it find the virtualenv's packages (site.py reads pyvenv.cfg beside it)
+        path = Path(os.path.abspath(ctx.root / python))
         if not (path.is_file() and os.access(path, os.X_OK)):
             raise ToolchainMissing(python, ctx.name, f"{path} is not an executable file")
         return str(path)

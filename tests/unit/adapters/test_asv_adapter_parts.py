@@ -127,3 +127,22 @@ def test_missing_interpreter_is_a_toolchain_error_naming_the_suite(tmp_path):
         resolve_suite(ctx_for(tmp_path, python="python-does-not-exist-9"))
     with pytest.raises(ToolchainMissing, match="not an executable file"):
         resolve_suite(ctx_for(tmp_path, python="./venv/bin/python"))
+
+
+def test_a_virtualenv_interpreter_keeps_its_packages(tmp_path):
+    """`python = ".venv/bin/python"` must run the virtualenv: its bin/python is a symbolic link to the base
+    interpreter, which resolved found none of the virtualenv's packages (networkx's benchmarks lost numpy)."""
+    import subprocess
+    import sys
+
+    venv = tmp_path / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    site = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    Path(site, "only_in_the_venv.py").write_text("HERE = True\n")
+    (tmp_path / "benchmarks").mkdir()
+    python = resolve_suite(ctx_for(tmp_path, python=".venv/bin/python")).python
+    assert python == str(venv / "bin" / "python")
+    done = subprocess.run([python, "-c", "import only_in_the_venv; print(only_in_the_venv.HERE)"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.stdout.strip() == "True", done.stderr
