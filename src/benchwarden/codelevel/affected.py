@@ -8,8 +8,8 @@ errs one way only — towards measuring:
 
 * a change no method accounts for (:class:`~.changes.OtherChange`: a skeleton, a build file, a file that does
   not parse) affects every benchmark -- except in Python, where a module's skeleton and any other ``.py`` file of
-  the suite's folder (benchmark code, tests) are units ``file:<path>`` and the trace records which processes
-  imported each file: a change there affects the benchmarks whose process imported it;
+  the repository (benchmark code, tests) are units ``file:<repository path>`` and the trace records which
+  processes imported each file: a change there affects the benchmarks whose process imported it;
 * a benchmark whose trace failed, or that one version does not have, is affected;
 * Java overloads share a name, so changing one selects callers of any (:mod:`.java_code`);
 * traces count calls made anywhere in the fork (setup included), which over-approximates what is measured.

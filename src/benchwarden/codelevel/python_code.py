@@ -55,8 +55,8 @@ def python_units(module: str, source: bytes) -> SourceUnits:
 
 
 FILE_PREFIX = "file:"
-"""How a source file is named among traced methods: ``file:<path relative to the suite's root>``, as the trace hook
-writes the files a process imported (``asv_worker.TraceHook.imported_files``)."""
+"""How a source file is named among traced methods: ``file:<path in the repository>``, as the trace hook writes the
+files a process imported (``asv_worker.TraceHook.imported_files``, relative to the git work tree's top)."""
 
 
 def imported_file_units(file_name: str, units: SourceUnits) -> SourceUnits:

@@ -3,9 +3,9 @@
 A reader returns None for a source file outside the traced code — Python's ``setup.py`` (and, in a suite with a
 build command, any file outside the traced modules and benchmarks), Java outside the traced packages — so a change
 there is attributed to no method and affects every benchmark (:mod:`.affected`). Other Python files (module-level
-code, benchmark code, tests) are units ``file:<repository path>``, attributed to the processes that imported them. Go ``_test.go`` files are not traced
-either, but changes to test functions in them are known not to run under ``go test -bench``
-(:func:`test_file_units`).
+code, benchmark code, tests) are units ``file:<repository path>``, attributed to the processes that imported them.
+Go ``_test.go`` files are not traced either, but changes to test functions in them are known not to run under
+``go test -bench`` (:func:`test_file_units`).
 """
 
 from __future__ import annotations
