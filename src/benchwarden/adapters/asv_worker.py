@@ -631,6 +631,10 @@ def slowed(func, factor, overhead_reads=0.0, nested_reads=0.0, clock=time.perf_c
     return wrapper
 
 
+#: the code every slowdown wrapper runs (compare --explain counts its frames as the slowed function's)
+_SLOWED_WRAPPER_CODE = slowed(lambda: None, 0.0).__code__
+
+
 _GLOBAL_READS = frozenset(("LOAD_GLOBAL", "LOAD_NAME"))
 
 
@@ -932,6 +936,244 @@ class TraceHook(object):
         os.replace(tmp, path)
 
 
+# --------------------------------------------------------------------------- profiling (compare --explain)
+#
+# With BENCHWARDEN_PROFILE set (JSON, protocol version 1) the worker records, for the calls of the benchmark
+# function only (setup and teardown are not part of it), a call tree of the functions of the listed modules
+# with calls, inclusive and self time per node:
+#
+#   {"v":1,"modules":["wordstat"],"out":"/path/dir"}
+#
+# written at exit to <out>/profile-<pid>.json as {"v":1,"root":"bench_x:Class.time_y","traced_call_ns":t,
+# "untraced_call_ns":u,"nodes":[[parent, "module:qualname", calls, inclusive_ns, self_ns], ...]} (node 0 is the
+# benchmark function, parent -1; a parent always comes before its children). Functions outside the modules
+# (the standard library, C functions) are not nodes: their time is their caller's self time, and functions of
+# the modules they call are children of that caller. ``traced_call_ns``/``untraced_call_ns``: what the probe
+# adds to one call of a node / of any other Python function, measured in this process at start.
+# Composes with BENCHWARDEN_INJECT: the slowdown's wrapper and busy wait count as the slowed function's own time,
+# as the Java agent's advice does.
+
+PROFILE_ENV = "BENCHWARDEN_PROFILE"
+#: calls per round and rounds of the probe-cost calibration
+_CALIBRATION_CALLS = 2000
+_CALIBRATION_ROUNDS = 9
+
+
+def _calibration_leaf(value):
+    return value
+
+
+def _calibration_loop(calls):
+    leaf = _calibration_leaf
+    for i in range(calls):
+        leaf(i)
+
+
+class ProfileHook(object):
+    """A call tree of the benchmark function's calls into ``modules``, by a ``sys.settrace`` hook.
+
+    A trace hook, not a profile hook: it sees Python frames only (C calls cost nothing extra and count as their
+    caller's time), and asks for the ``return`` event only of the frames it records (line events off). A node is
+    a path of ``module:qualname`` names from the benchmark function; recursion makes deeper paths.
+    """
+
+    def __init__(self, modules, out):
+        if not isinstance(modules, list) or not all(isinstance(m, str) and m for m in modules):
+            raise InjectionError("{}: 'modules' must be a list of module names, got {!r}".format(PROFILE_ENV, modules))
+        if not isinstance(out, str) or not out:
+            raise InjectionError("{}: 'out' must name a directory, got {!r}".format(PROFILE_ENV, out))
+        self.modules = tuple(modules)
+        self.out = out
+        self.root_code = None
+        self.root_name = None
+        self.merged_code = None  # the slowdown wrapper's code: its frame is named after the function it slows
+        self.merged_name = None
+        self.extra_codes = {}  # code -> name, traced whatever its module (calibration)
+        self.names = {}  # code -> name or None (cache)
+        self.children = [{}]  # node -> {name: child node}
+        self.parents = [-1]
+        self.node_names = [None]
+        self.calls = [0]
+        self.inclusive = [0]
+        self.self_ns = [0]
+        self.stack = []  # [node, start_ns, children_ns] of the recorded frames in progress
+        self.traced_call_ns = 0.0
+        self.untraced_call_ns = 0.0
+        self.enabled = False
+
+    def install(self):
+        os.makedirs(self.out, exist_ok=True)
+        self.calibrate()
+        atexit.register(self.write)
+        previous = signal.getsignal(signal.SIGTERM)
+
+        def on_sigterm(signum, frame):
+            self.write()
+            if callable(previous):
+                previous(signum, frame)
+            else:
+                os._exit(128 + signum)
+        signal.signal(signal.SIGTERM, on_sigterm)
+
+    def set_root(self, func):
+        """Record the calls of ``func`` (the benchmark; a bound method's function) and what they call."""
+        func = getattr(func, "__func__", func)
+        self.root_code = func.__code__
+        self.root_name = "{}:{}".format(func.__module__, func.__qualname__)
+        self.modules = self.modules + (func.__module__,)
+        self.names.clear()
+
+    def merge_wrapper(self, wrapper_code, name):
+        """Frames of ``wrapper_code`` (the slowdown's wrapper) are ``name``'s own time, and the wrapped call's
+        frame inside it is not a node of its own."""
+        self.merged_code, self.merged_name = wrapper_code, name
+        self.names.clear()
+
+    def name_of(self, code, frame):
+        if code in self.extra_codes:
+            return self.extra_codes[code]
+        if code is self.merged_code:
+            return self.merged_name
+        module = frame.f_globals.get("__name__")
+        if not isinstance(module, str) or not any(module == m or module.startswith(m + ".") for m in self.modules):
+            return None
+        qualname = getattr(code, "co_qualname", None) or code.co_name
+        return None if qualname.startswith("<") and qualname != "<lambda>" else "{}:{}".format(module, qualname)
+
+    def start(self):
+        self.enabled = True
+        sys.settrace(self.trace)
+
+    def stop(self):
+        sys.settrace(None)
+        self.enabled = False
+
+    def node(self, parent, name):
+        found = self.children[parent].get(name)
+        if found is None:
+            found = self.children[parent][name] = len(self.parents)
+            self.children.append({})
+            self.parents.append(parent)
+            self.node_names.append(name)
+            self.calls.append(0)
+            self.inclusive.append(0)
+            self.self_ns.append(0)
+        return found
+
+    def trace(self, frame, event, arg):
+        if event != "call":
+            return None
+        code = frame.f_code
+        stack = self.stack
+        if not stack:
+            if code is not self.root_code:
+                return None
+            node = 0
+            self.node_names[0] = self.root_name
+        else:
+            name = self.names.get(code, 0)
+            if name == 0:
+                name = self.names[code] = self.name_of(code, frame)
+            if name is None:
+                return None
+            top = stack[-1][0]
+            if self.node_names[top] == name and self.parents_merge(top):
+                return None  # the slowed function inside its wrapper: the wrapper's node
+            node = self.node(top, name)
+        frame.f_trace_lines = False
+        stack.append([node, time.perf_counter_ns(), 0])
+        return self.on_return
+
+    def parents_merge(self, node):
+        return self.merged_name is not None and self.node_names[node] == self.merged_name
+
+    def on_return(self, frame, event, arg):
+        if event == "return":
+            now = time.perf_counter_ns()
+            node, start, children = self.stack.pop()
+            elapsed = now - start
+            self.calls[node] += 1
+            self.inclusive[node] += elapsed
+            self.self_ns[node] += elapsed - children
+            if self.stack:
+                self.stack[-1][2] += elapsed
+        return self.on_return
+
+    def calibrate(self):
+        """What the probe adds per call: the median over rounds of (hooked - unhooked) / calls, for a recorded
+        call (``traced_call_ns``) and for any other Python call (``untraced_call_ns``)."""
+        clock = time.perf_counter_ns
+        root, root_name = self.root_code, self.root_name
+        self.root_code, self.root_name = _calibration_loop.__code__, "calibration"
+        traced, untraced = [], []
+        try:
+            for mode in ("traced", "untraced"):
+                if mode == "traced":
+                    self.extra_codes[_calibration_leaf.__code__] = "calibration:leaf"
+                else:
+                    self.extra_codes.pop(_calibration_leaf.__code__, None)
+                    self.names.pop(_calibration_leaf.__code__, None)
+                for _ in range(_CALIBRATION_ROUNDS):
+                    t0 = clock()
+                    _calibration_loop(_CALIBRATION_CALLS)
+                    t1 = clock()
+                    self.start()
+                    _calibration_loop(_CALIBRATION_CALLS)
+                    self.stop()
+                    t2 = clock()
+                    (traced if mode == "traced" else untraced).append(((t2 - t1) - (t1 - t0)) / _CALIBRATION_CALLS)
+        finally:
+            self.stop()
+            self.extra_codes.clear()
+            self.names.clear()
+            self.root_code, self.root_name = root, root_name
+            self.children, self.parents, self.node_names = [{}], [-1], [None]
+            self.calls, self.inclusive, self.self_ns, self.stack = [0], [0], [0], []
+        traced.sort()
+        untraced.sort()
+        self.traced_call_ns = max(0.0, traced[len(traced) // 2])
+        self.untraced_call_ns = max(0.0, untraced[len(untraced) // 2])
+
+    def write(self):
+        if self.root_name is None:
+            return
+        path = os.path.join(self.out, "profile-{}.json".format(os.getpid()))
+        nodes = [[self.parents[i], self.node_names[i], self.calls[i], self.inclusive[i], self.self_ns[i]]
+                 for i in range(len(self.parents))]
+        payload = {"v": 1, "root": self.root_name, "traced_call_ns": round(self.traced_call_ns, 1),
+                   "untraced_call_ns": round(self.untraced_call_ns, 1), "nodes": nodes}
+        with open(path + ".tmp", "w", encoding="utf-8") as out:
+            json.dump(payload, out, separators=(",", ":"))
+        os.replace(path + ".tmp", path)
+
+
+def install_profile_from_env(environ=None):
+    """The profile hook ``BENCHWARDEN_PROFILE`` asks for (installed, not yet started), or None when unset."""
+    text = (os.environ if environ is None else environ).get(PROFILE_ENV)
+    if not text:
+        return None
+    try:
+        spec = json.loads(text)
+    except ValueError as exc:
+        raise InjectionError("{} is not JSON: {}".format(PROFILE_ENV, exc)) from None
+    if not isinstance(spec, dict) or spec.get("v") != INJECT_VERSION:
+        raise InjectionError("{} must be an object with \"v\": {}, got {!r}".format(PROFILE_ENV, INJECT_VERSION, text))
+    hook = ProfileHook(spec.get("modules"), spec.get("out"))
+    hook.install()
+    return hook
+
+
+def profiled(time_batch_ns, hook):
+    """``time_batch_ns`` with the profile hook on during each timed batch only."""
+    def timed(batch):
+        hook.start()
+        try:
+            return time_batch_ns(batch)
+        finally:
+            hook.stop()
+    return timed
+
+
 # --------------------------------------------------------------------------- entry point
 
 def parse_args(argv):
@@ -970,8 +1212,14 @@ def main(argv=None):
             if args.iteration_time_s <= 0 or args.max_iterations < 1 or args.number < 0:
                 raise WorkerError("--iteration-time-s must be > 0, --max-iterations >= 1 and --number >= 0",
                                   status=2)
-            install_injection_from_env()
+            injection = install_injection_from_env()
+            profile = install_profile_from_env()
             target = Runnable(args.benchmark_dir, args.module, args.qualname, args.params)
+            if profile is not None:
+                profile.set_root(target.func)
+                if isinstance(injection, SlowdownHook):
+                    profile.merge_wrapper(_SLOWED_WRAPPER_CODE, injection.target)
+                target.time_batch_ns = profiled(target.time_batch_ns, profile)
             run_benchmark(channel, target, args.iteration_time_s, args.max_iterations, args.number,
                           args.trace_memory)
     except Skipped as exc:
@@ -981,7 +1229,8 @@ def main(argv=None):
         channel.send(error=exc.message, traceback=exc.tb)
         return exc.status
     except InjectionError as exc:
-        channel.send(error="{}: {}".format(INJECT_ENV, exc), traceback="")
+        channel.send(error=str(exc) if str(exc).startswith(PROFILE_ENV) else "{}: {}".format(INJECT_ENV, exc),
+                     traceback="")
         return 2
     except BaseException as exc:  # noqa: BLE001 - user code may raise anything, even SystemExit
         if isinstance(exc, KeyboardInterrupt):

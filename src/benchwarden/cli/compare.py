@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 #: options that only mean something when compare measures (rejected with --runs); parameter names
 _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env", "base_jvm_arg", "min_forks",
                       "max_forks", "confirm", "pairing", "seed", "warmup", "iterations", "iteration_time", "params", "label",
-                      "quiet", "cluster", "mix_machines", "affected")
+                      "quiet", "cluster", "mix_machines", "affected", "explain", "explain_pairs")
 
 
 @click.command("compare")
@@ -60,6 +60,10 @@ _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env",
 @click.argument("candidate", required=False)
 @click.option("--affected", is_flag=True, help="Measure only the benchmarks the change affects (those calling a "
               "changed method, as `benchwarden affected` selects them); the rest are listed as not affected.")
+@click.option("--explain", is_flag=True, help="For each benchmark found slower or faster, profile more fork pairs "
+              "of both versions and rank the functions whose own time changed (Python suites; docs/code-level.md).")
+@click.option("--explain-pairs", type=click.IntRange(2, 100), help="Profiled fork pairs per explained benchmark "
+              "(default 6; needs --explain).")
 @click.option("--runs", is_flag=True, help="BASE and CANDIDATE are stored runs (id, latest, latest~N): analyse them, "
               "run nothing.")
 @click.option("--against", type=click.Choice(["history"]),
@@ -100,7 +104,7 @@ _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env",
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines; only the final table.")
 @cluster_option
 @mix_machines_option
-def compare_command(inv: Invocation, base, candidate, affected, runs, against, artifacts, variant_env, variant_jvm_arg, base_env,
+def compare_command(inv: Invocation, base, candidate, affected, explain, explain_pairs, runs, against, artifacts, variant_env, variant_jvm_arg, base_env,
                     base_jvm_arg, min_change, confidence, min_forks, max_forks, confirm, pairing, seed, warmup, iterations,
                     iteration_time, markdown_path, junit_path, html_path, params, label, quiet, cluster,
                     mix_machines) -> int:
@@ -125,6 +129,8 @@ def compare_command(inv: Invocation, base, candidate, affected, runs, against, a
                        "--against history analyses a stored run against its history and measures nothing")
         if candidate is not None:
             raise UsageError("--against history takes one stored run (id, latest, latest~N), not two")
+    if explain_pairs is not None and not explain:
+        raise UsageError("--explain-pairs sets how many fork pairs --explain profiles: give --explain too")
     config = _config(inv, required=not (runs or against))
     check_mix_machines(mix_machines, cluster, config)
     settings = compare_settings(config, min_change=min_change, confidence=confidence, min_forks=min_forks,
@@ -156,10 +162,15 @@ def compare_command(inv: Invocation, base, candidate, affected, runs, against, a
                 _write_outputs(comparison, markdown_path, junit_path, report_path)
                 _print(inv, comparison, report_path)
                 return ExitStatus.OK
+            if explain:
+                _check_explainable(inv, suites, cluster, config)
+                from benchwarden.codelevel.profiling import DEFAULT_PAIRS
+                explain_pairs = explain_pairs or DEFAULT_PAIRS
             sources = _sources(config, suites, base, candidate, artifacts, variant_env, variant_jvm_arg, base_env,
                                base_jvm_arg)
             listener = CompareListener() if quiet else CompareProgressLines(inv.err_console)
-            options = SessionOptions(settings=settings, cli_filter=inv.filter, seed=seed, label=label)
+            options = SessionOptions(settings=settings, cli_filter=inv.filter, seed=seed, label=label,
+                                     explain_pairs=explain_pairs or 0)
             if wants_cluster(cluster, config) and settings.pairing == "simultaneous":
                 raise UsageError("--pairing simultaneous runs both forks of a pair at once on one machine; on a "
                                  "cluster each worker runs one fork at a time (a pair's forks run one after the "
@@ -208,6 +219,21 @@ def _affected_only(inv: Invocation, config: Config, suites: list[Suite], base: s
                 keys = "|".join(re.escape(k) for k in report.affected)
                 kept.append(replace(suite, context=replace(suite.context, filter=f"^(?:{keys})$")))
     return kept, tuple(left_out)
+
+
+def _check_explainable(inv: Invocation, suites: list[Suite], cluster, config: Config) -> None:
+    """--explain profiles on this machine, suites of a kind with a profiler: exit 2 when none is, warn for the rest."""
+    from benchwarden.codelevel.profiling import PROFILERS, unsupported_kinds
+
+    if wants_cluster(cluster, config):
+        raise UsageError("--explain profiles forks on this machine; it does not run on a cluster yet")
+    unsupported = unsupported_kinds([s.kind for s in suites])
+    if suites and len(unsupported) == len({s.kind for s in suites}):
+        raise UsageError(f"--explain profiles {', '.join(sorted(PROFILERS))} suites; the selected suites are "
+                         f"{', '.join(unsupported)} (not yet: docs/code-level.md)")
+    for kind in unsupported:
+        inv.err_console.print(visible(f"warning: --explain: suites of kind '{kind}' cannot be profiled yet; their "
+                                      "changes are reported without an explanation"), markup=False, highlight=False)
 
 
 def _nothing_affected(base: str, candidate: str | None, settings: CompareSettings,
@@ -308,6 +334,7 @@ def _write_outputs(comparison: Comparison, markdown_path: Path | None, junit_pat
 
 def _print(inv: Invocation, c: Comparison, report_path: Path) -> None:
     from benchwarden.report.comparison_table import comparison_table, machine_line
+    from benchwarden.report.explain_table import explanation_summary, explanation_table
     from benchwarden.report.json_export import comparison_to_dict
     from benchwarden.report.metrics_table import fmt_value, metrics_table
     from benchwarden.report.table import to_rich
@@ -357,6 +384,11 @@ def _print(inv: Invocation, c: Comparison, report_path: Path) -> None:
             console.print(visible(f"✗ {r.name}: {m.name} worse ({fmt_value(m.base)} → {fmt_value(m.candidate)} "
                                   f"{m.unit}), and fail_on includes {m.name!r}"), style="bold red", markup=False,
                           highlight=False)
+    for e in c.explanations:
+        if e.nodes:
+            console.print(to_rich(explanation_table(e)))
+        console.print(visible(explanation_summary(e)), style="red" if e.error else None, markup=False,
+                      highlight=False)
     counts = ", ".join(f"{n} {v}" for v, n in c.counts().items()) or "nothing compared"
     runs = f"run {c.candidate.run_id} against {c.base.label}" if c.source == "history" else \
         f"runs {c.base.run_id} (base), {c.candidate.run_id} (candidate)"

@@ -230,3 +230,6 @@ class CompareProgressLines(CompareListener):
     def benchmark_compared(self, result: BenchmarkComparison) -> None:
         self.console.print(visible(f"{result.name}: {result.verdict.value}"), markup=False, highlight=False,
                            style="bold red" if result.verdict.value == "slower" else None)
+
+    def note(self, message: str) -> None:
+        self.console.print(visible(message), markup=False, highlight=False)

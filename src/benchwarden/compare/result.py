@@ -9,12 +9,15 @@ change in the benchmark's own unit (e.g. ops/s) for people reading JMH throughpu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from benchwarden.compare.metrics import MetricComparison, MetricVerdict
 from benchwarden.compare.verdict import Verdict
 from benchwarden.model import Direction
 from benchwarden.stats.results import MachineSpread
+
+if TYPE_CHECKING:
+    from benchwarden.codelevel.explain import Explanation
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,7 @@ class Comparison:
 
     ``unmatched``: benchmarks present in one version only, as ``(name, "base only" | "candidate only")``.
     ``not_affected``: benchmarks ``compare --affected`` left out, as ``(name, why)`` (docs/code-level.md).
+    ``explanations``: ``compare --explain``'s call-tree diff of each benchmark found slower or faster.
     ``failed_suites``: suite -> error message, for suites that could not be prepared on either side.
     ``machine_time_s``: wall time of every fork run (both versions, confirmations included).
     ``fail_on``: the verdicts that fail the gate (``[compare] fail_on``): ``"time"`` is the primary
@@ -168,6 +172,7 @@ class Comparison:
     benchmarks: tuple[BenchmarkComparison, ...] = ()
     unmatched: tuple[tuple[str, str], ...] = ()
     not_affected: tuple[tuple[str, str], ...] = ()
+    explanations: tuple[Explanation, ...] = ()
     failed_suites: Mapping[str, str] = field(default_factory=dict)
     created_at: float = 0.0
     elapsed_s: float = 0.0

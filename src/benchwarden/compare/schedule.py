@@ -130,6 +130,9 @@ class CompareListener(ProgressListener):
     def benchmark_compared(self, result: BenchmarkComparison) -> None:
         pass
 
+    def note(self, message: str) -> None:
+        """A step after the fork pairs (``--explain``'s profiling)."""
+
 
 @dataclass
 class _BenchmarkState:

@@ -33,6 +33,7 @@ class SessionOptions:
     cli_filter: str | None = None
     seed: int | None = None  # None: a fresh random seed, recorded in the result
     label: str | None = None  # prefix of the stored runs' labels
+    explain_pairs: int = 0  # > 0: profile that many fork pairs of each changed benchmark (compare --explain)
 
 
 def run_comparison(sources: Sources, store, options: SessionOptions = SessionOptions(), *,
@@ -81,6 +82,13 @@ def run_comparison(sources: Sources, store, options: SessionOptions = SessionOpt
 
         results, spent_s = confirm_regressions(results, settings.confirm, remeasure)
         machine_time_s += spent_s
+    explanations: tuple = ()
+    if options.explain_pairs:
+        from benchwarden.codelevel.profiling import ExplainSettings, explain_changes
+        explanations = explain_changes(pairing.matched, results,
+                                       ExplainSettings(options.explain_pairs, settings.min_change, seed),
+                                       log=listener.note)
+        machine_time_s += sum(e.machine_time_s for e in explanations)
     return Comparison(
         source=sources.kind,
         base=_side_info(sources.base, run_ids[0]), candidate=_side_info(sources.candidate, run_ids[1]),
@@ -88,6 +96,7 @@ def run_comparison(sources: Sources, store, options: SessionOptions = SessionOpt
                 "min_change": settings.min_change, "confirm": settings.confirm, "seed": seed,
                 "session": session_id},
         benchmarks=tuple(results), unmatched=tuple(pairing.unmatched), failed_suites=dict(pairing.failed_suites),
+        explanations=explanations,
         created_at=wall(), elapsed_s=monotonic() - t0, machine_time_s=machine_time_s, machine=machine,
         fail_on=settings.fail_on)
 

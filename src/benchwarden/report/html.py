@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 from markupsafe import Markup
@@ -40,9 +40,13 @@ from benchwarden.report.comparison_table import (
     ordered,
 )
 from benchwarden.report.escaping import visible
+from benchwarden.report.explain_table import explanation_summary, explanation_table, shown_nodes
 from benchwarden.report.json_export import comparison_to_dict
 from benchwarden.report.metrics_table import metrics_table
 from benchwarden.units import format_duration, from_ns_per_op
+
+if TYPE_CHECKING:
+    from benchwarden.codelevel.explain import Explanation
 
 _OPEN = (Verdict.SLOWER, Verdict.FASTER, Verdict.ERROR, Verdict.INCONCLUSIVE)
 
@@ -127,6 +131,13 @@ def _design_text(c: Comparison) -> str:
     return ", ".join(p for p in parts if p)
 
 
+def _explanation(e: Explanation) -> dict[str, Any]:
+    table = explanation_table(e)
+    shown = shown_nodes(e)
+    return {"e": e, "summary": explanation_summary(e), "table": table,
+            "rows": [(row, n.depth, n.path in e.causes) for row, n in zip(table.rows, shown)]}
+
+
 def comparison_html(c: Comparison, home: str | None = None) -> bytes:
     """The report as UTF-8 HTML bytes; ``home``: a relative link back to the site's overview, when part of one."""
     results = ordered(c.benchmarks)
@@ -147,5 +158,6 @@ def comparison_html(c: Comparison, home: str | None = None) -> bytes:
         metrics_table=metrics_table(results, c.fail_on) if any(r.metrics for r in results) else None,
         fail_on=", ".join(c.fail_on),
         unmatched=list(c.unmatched), failed_suites=list(c.failed_suites.items()), not_affected=list(c.not_affected),
-        sections=[_section(i, r) for i, r in enumerate(results)], data_json=json_for_script(comparison_to_dict(c)))
+        sections=[_section(i, r) for i, r in enumerate(results)], explanations=[_explanation(e) for e in c.explanations],
+        data_json=json_for_script(comparison_to_dict(c)))
     return html.encode()

@@ -73,6 +73,7 @@ def comparison_to_dict(c: Comparison) -> dict[str, Any]:
         "benchmarks": [benchmark_to_dict(r) for r in c.benchmarks],
         "unmatched": [{"benchmark": name, "where": where} for name, where in c.unmatched],
         "not_affected": [{"benchmark": name, "why": why} for name, why in c.not_affected],
+        "explanations": [_finite_tree(e.to_dict()) for e in c.explanations],
         "failed_suites": dict(c.failed_suites),
     }
 

@@ -15,6 +15,7 @@ from benchwarden.compare.result import BenchmarkComparison, Comparison
 from benchwarden.compare.verdict import Verdict
 from benchwarden.report.comparison_table import comparison_table
 from benchwarden.report.escaping import md_text
+from benchwarden.report.explain_table import explanation_summary, explanation_table
 from benchwarden.report.metrics_table import metrics_table
 from benchwarden.report.table import to_markdown
 from benchwarden.units import format_duration
@@ -80,6 +81,10 @@ def comparison_markdown(c: Comparison) -> bytes:
     if not (slower or faster or errors):
         out += ["No benchmark changed beyond its threshold.", ""]
     out += _metrics_sections(c)
+    for e in c.explanations:
+        out += [f"#### Where the time went: {md_text(e.benchmark)}", "", md_text(explanation_summary(e)), ""]
+        if e.nodes:
+            out += [to_markdown(explanation_table(e, escape=md_text, indent="&nbsp;&nbsp;")), ""]
     rest = [r for r in c.benchmarks if r.verdict in (Verdict.UNCHANGED, Verdict.INCONCLUSIVE, Verdict.SKIPPED)]
     if rest:
         counts = ", ".join(f"{n} {v}" for v, n in c.counts().items()

@@ -201,5 +201,17 @@ def fmt_number(value: float | None, digits: int = 4) -> str:
     return f"{value:.{decimals}f}"
 
 
+def fmt_time(value_ns: float) -> str:
+    """A time for tables: ``1.234µs``, ``12.35ms``; ``-`` for NaN, ``∞`` for infinite bounds."""
+    if math.isnan(value_ns):
+        return "-"
+    if math.isinf(value_ns):
+        return "∞" if value_ns > 0 else "-∞"
+    for unit, factor in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if abs(value_ns) >= factor:
+            return f"{fmt_number(value_ns / factor)}{unit}"
+    return f"{fmt_number(value_ns)}ns"
+
+
 def fmt_percent(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value * 100:.{digits}f}%"

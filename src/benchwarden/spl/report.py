@@ -12,7 +12,7 @@ from typing import Any
 
 from benchwarden.report.junit import JUnitCase
 from benchwarden.report.summary import machine_level_line
-from benchwarden.report.table import Column, TableModel, fmt_number
+from benchwarden.report.table import Column, TableModel, fmt_time
 from benchwarden.spl.evaluate import CheckOutcome, Collected
 from benchwarden.spl.expand import format_ns
 from benchwarden.spl.logic import Truth
@@ -20,18 +20,6 @@ from benchwarden.spl.verdicts import AssertionResult, NodeResult, RelationResult
 
 MARK = {Truth.HOLDS: "✔ holds", Truth.FAILS: "✘ FAILS", Truth.UNDECIDED: "? undecided"}
 STYLE = {Truth.HOLDS: "green", Truth.FAILS: "bold red", Truth.UNDECIDED: "yellow"}
-
-
-def fmt_time(value_ns: float) -> str:
-    """A time for tables: ``1.234µs``, ``12.35ms``; ``-`` for NaN, ``∞`` for infinite bounds."""
-    if math.isnan(value_ns):
-        return "-"
-    if math.isinf(value_ns):
-        return "∞" if value_ns > 0 else "-∞"
-    for unit, factor in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if abs(value_ns) >= factor:
-            return f"{fmt_number(value_ns / factor)}{unit}"
-    return f"{fmt_number(value_ns)}ns"
 
 
 def fmt_p(p: float) -> str:

@@ -1,0 +1,110 @@
+"""`benchwarden compare --explain` on the Python example with real worker processes: the function that changed is
+ranked first, for a real code change between two commits and for a slowdown injected into one function.
+
+The verdicts themselves are the compare tests' business: the changes here are large enough (+50 % and more of the
+benchmark) that "slower" is not in doubt, so the test is about the explanation, which only runs for changed
+benchmarks.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchwarden.cli import main
+from tests.support.git import commit_all
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+COMMON = ["--suite", "wordstat", "--warmup", "1", "--iterations", "3", "--iteration-time", "100ms",
+          "--max-forks", "8", "--explain", "--explain-pairs", "4", "--seed", "3", "--json", "-q"]
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    if shutil.which("python3") is None:
+        pytest.fail("python3 is not on PATH")
+    root = tmp_path / "python"
+    shutil.copytree(REPO / "examples" / "python", root, ignore=shutil.ignore_patterns(".benchwarden", "__pycache__"))
+    return root
+
+
+def compare(root: Path, *argv: str) -> tuple[int, dict, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["compare", "--config", str(root / "benchwarden.toml"), *argv, *COMMON], stdout=out, stderr=err)
+    assert out.getvalue(), err.getvalue()
+    return status, json.loads(out.getvalue()), err.getvalue()
+
+
+def by_benchmark(data: dict) -> dict[str, dict]:
+    return {e["benchmark"].split(".", 1)[1]: e for e in data["explanations"]}
+
+
+def test_a_code_change_between_commits_is_traced_to_its_function(example, tmp_path):
+    commit_all(example, "base")
+    lib = example / "wordstat" / "__init__.py"
+    source = lib.read_text()
+    before = "        counts[w] = counts.get(w, 0) + 1\n"
+    assert source.count(before) == 1
+    # a realistic regression: a normalisation step per word inside the counting loop (about +50 % here)
+    lib.write_text(source.replace(before, "        w = w.strip().lower()\n" + before))
+    commit_all(example, "normalise words while counting")
+    status, data, err = compare(example, "HEAD~1", "HEAD", "--filter",
+                                r"CountWordsBySize\.time_count\[size=1000\]|TopK\.time_top_k")
+    verdicts = {b["benchmark"]: b["verdict"] for b in data["benchmarks"]}
+    assert verdicts["bench_wordstat.CountWordsBySize.time_count[size=1000]"] == "slower", (verdicts, err)
+    assert status == 1
+    explained = by_benchmark(data)
+    e = explained["CountWordsBySize.time_count[size=1000]"]
+    assert e["error"] is None and e["pairs"] == 4
+    assert e["causes"][0][-1] == "wordstat:count_words_hash", e["causes"]
+    first = next(n for n in e["nodes"] if n["path"] == e["causes"][0])
+    assert first["self_delta_ns"] > 0 and first["verdict"] in ("slower", "inconclusive")
+    # TopK calls count_words_hash too: if it came out slower it is explained the same way, else not at all
+    if verdicts["bench_wordstat.TopK.time_top_k"] == "slower":
+        assert explained["TopK.time_top_k"]["causes"][0][-1] == "wordstat:count_words_hash"
+    else:
+        assert "TopK.time_top_k" not in explained
+    report = Path(data["report"]).read_text(encoding="utf-8")
+    assert "Where the time went" in report and "wordstat:count_words_hash" in report and "cause #1" in report
+    assert data["machine_time_s"] > sum(x["machine_time_s"] for x in data["explanations"]) > 0
+
+
+def test_a_replaced_function_and_an_injected_slowdown_are_ranked_first(example, tmp_path):
+    inject = {"v": 1, "mode": "slowdown", "target": "wordstat:count_words_hash", "factor": 0.6}
+    markdown = tmp_path / "comment.md"
+    status, data, err = compare(example, "--variant-env", "WORDSTAT_SLOW=large",
+                                "--variant-env", "BENCHWARDEN_INJECT=" + json.dumps(inject),
+                                "--filter", r"Tokenize\.time_tokenize\[size=1000\]|CountWordsBySize\.time_count\[size=1000\]",
+                                "--markdown", str(markdown))
+    assert {b["verdict"] for b in data["benchmarks"]} == {"slower"}, (data["benchmarks"], err)
+    explained = by_benchmark(data)
+    tokenize = explained["Tokenize.time_tokenize[size=1000]"]
+    # WORDSTAT_SLOW=large swaps the tokenizer's implementation: the new one is the cause, the old one is gone
+    assert tokenize["causes"][0][-1] == "wordstat:_tokenize_per_chunk"
+    verdicts = {n["path"][-1]: n["verdict"] for n in tokenize["nodes"]}
+    assert verdicts["wordstat:_tokenize_per_chunk"] == "new" and verdicts["wordstat:_tokenize_one_pass"] == "gone"
+    counting = explained["CountWordsBySize.time_count[size=1000]"]
+    assert counting["causes"][0][-1] == "wordstat:count_words_hash"  # the busy wait counts as the function's own
+    text = html.unescape(re.sub(r"\\(.)", r"\1", markdown.read_text(encoding="utf-8")))  # escapes undone
+    assert "#### Where the time went: wordstat:bench_wordstat.Tokenize.time_tokenize[size=1000]" in text
+    assert "wordstat:_tokenize_per_chunk | " in text and "cause #1" in text
+    assert status == 1
+
+
+def test_explain_options_are_strict(example):
+    for argv, message in (
+            (["--explain-pairs", "3"], "give --explain too"),
+            (["--runs", "--explain", "latest~1", "latest"], "--runs analyses two stored runs"),
+            (["--suite", "wordstat-cli", "--explain"], "the selected suites are command")):
+        out, err = io.StringIO(), io.StringIO()
+        status = main(["compare", "--config", str(example / "benchwarden.toml"), *argv], stdout=out, stderr=err)
+        assert status == 2 and message in err.getvalue(), err.getvalue()
+        assert "Traceback" not in err.getvalue()
