@@ -55,3 +55,35 @@ def test_the_detector_sees_errors_and_blocked_requests(tmp_path):
         kinds = {e["method"] for e in browser.problems()}
     assert {"Runtime.consoleAPICalled", "Runtime.exceptionThrown"} <= kinds
     assert "Log.entryAdded" in kinds  # the CSP-blocked image
+
+
+def test_explanations_render_as_an_indented_call_tree_with_names_as_text(tmp_path):
+    from dataclasses import replace
+
+    from benchwarden.codelevel.explain import explain
+    from benchwarden.codelevel.profiles import CallTree, NodeTimes
+    from benchwarden.compare.verdict import Verdict
+
+    root, api, evil = "bench:time_api", "lib:api", f"lib:{EVIL}"
+
+    def tree(wait: float) -> CallTree:
+        return CallTree(root, {(root,): NodeTimes(10, 10 * (3000.0 + wait), 10 * 1000.0),
+                               (root, api): NodeTimes(10, 10 * (2000.0 + wait), 10 * 1000.0),
+                               (root, api, evil): NodeTimes(10, 10 * (1000.0 + wait), 10 * (1000.0 + wait))}, 900.0)
+    e = explain("s:" + EVIL, Verdict.SLOWER, [tree(k) for k in (0, 5, 9, 3)], [tree(800 + k) for k in (0, 7, 2, 4)],
+                min_change=0.03)
+    assert e.causes == ((root, api, evil),)
+    page = tmp_path / "report.html"
+    page.write_bytes(comparison_html(replace(sample_comparison(), explanations=(e,))))
+    with Browser(tmp_path / "profile") as browser:
+        session = browser.open(page.as_uri())
+        rows = json.loads(browser.evaluate(
+            "JSON.stringify([...document.querySelectorAll('table.explain tbody tr')].map(r => [r.cells[0].innerText, "
+            "getComputedStyle(r.cells[0]).paddingLeft, r.className]))", session))
+        scripts = browser.evaluate("[...document.scripts].map(s => s.type + '#' + s.id)", session)
+        problems = browser.problems()
+    assert problems == []  # the indentation's inline style is allowed by the page's policy
+    assert [r[0] for r in rows] == [root, api, evil]  # the tree, the hostile name shown as text
+    indents = [float(r[1].removesuffix("px")) for r in rows]
+    assert indents[0] < indents[1] < indents[2]
+    assert rows[2][2] == "cause" and scripts == ["application/json#benchwarden-data"]
