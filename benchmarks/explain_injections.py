@@ -66,7 +66,7 @@ def main() -> None:
         k: v.split(",") for k, v in (part.split("=", 1) for part in args.cases.split(";"))}
     factors = [float(f) for f in args.factors.split(",")]
     config = load_config(args.config)
-    suites = config.select(args.suite)
+    suites = config.select([args.suite])
     plan = plan_run(suites)
     hog = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.hog else None
     rows, ranks, aa_named, aa_total = [], {f: [] for f in factors}, 0, 0
