@@ -1,5 +1,8 @@
-"""`benchwarden compare --explain` on the Python example with real worker processes: the function that changed is
-ranked first, for a real code change between two commits and for a slowdown injected into one function.
+"""`benchwarden compare --explain` on the examples with real processes: the function that changed is ranked first.
+
+Python (the asv worker's profile hook): a real code change between two commits, an implementation swapped by
+WORDSTAT_SLOW, a slowdown injected into one function. JMH and JUnit (the Java agent's profile mode, on the benchmark
+JVM and on the test JVM): the tokenizer's implementation swapped by -Dwordstat.slow=true.
 
 The verdicts themselves are the compare tests' business: the changes here are large enough (+50 % and more of the
 benchmark) that "slower" is not in doubt, so the test is about the explanation, which only runs for changed
@@ -18,7 +21,9 @@ from pathlib import Path
 import pytest
 
 from benchwarden.cli import main
+from tests.e2e.test_junit_adapter import copy_example as copy_junit_example
 from tests.support.git import commit_all
+from tests.support.jmh import private_jmh_lock
 
 pytestmark = pytest.mark.e2e
 
@@ -108,3 +113,48 @@ def test_explain_options_are_strict(example):
         status = main(["compare", "--config", str(example / "benchwarden.toml"), *argv], stdout=out, stderr=err)
         assert status == 2 and message in err.getvalue(), err.getvalue()
         assert "Traceback" not in err.getvalue()
+
+
+def _java_explained(root: Path, suite_filter: list[str], *extra: str) -> dict:
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["compare", "--config", str(root / "benchwarden.toml"), *suite_filter,
+                   "--variant-jvm-arg=-Dwordstat.slow=true", "--explain", "--explain-pairs", "3", "--max-forks", "6",
+                   "--seed", "5", "--json", "-q", *extra], stdout=out, stderr=err)
+    assert out.getvalue(), err.getvalue()
+    data = json.loads(out.getvalue())
+    (result,) = data["benchmarks"]
+    assert result["verdict"] == "slower" and status == 1, (result, err.getvalue())
+    (e,) = data["explanations"]
+    assert e["error"] is None, e["error"]
+    return e
+
+
+def _assert_tokenizer_swapped(e: dict) -> None:
+    """-Dwordstat.slow=true: tokenizeNaive instead of tokenizeOnePass; isLetter (~30 ns a call) too short to probe."""
+    assert e["causes"][0][-1] == "wordstat.WordStat#tokenizeNaive(java.lang.String)", e["causes"]
+    verdicts = {n["path"][-1]: n["verdict"] for n in e["nodes"]}
+    assert verdicts["wordstat.WordStat#tokenizeOnePass(java.lang.String)"] == "gone"
+    assert "wordstat.WordStat#isLetter(char)" in e["folded"]
+    assert "wordstat.WordStat#isLetter(char)" not in verdicts
+    assert 0 < e["probe_ns"] < 1000  # the agent's probe: well under the Python hook's ~1 µs
+
+
+def test_jmh_benchmark_explained_by_the_java_agent(tmp_path):
+    if shutil.which("java") is None or shutil.which("mvn") is None:
+        pytest.fail("java and mvn are needed")
+    root = tmp_path / "jmh"
+    shutil.copytree(REPO / "examples" / "jmh", root, ignore=shutil.ignore_patterns(".benchwarden"))
+    private_jmh_lock(root, tmp_path)
+    e = _java_explained(root, ["--suite", "wordstat", "--filter", r"TokenizeBench\.tokenize\[size=1000\]"],
+                        "--warmup", "5", "--iterations", "3", "--iteration-time", "200ms")
+    assert e["nodes"][0]["path"] == ["wordstat.bench.TokenizeBench#tokenize()"]
+    _assert_tokenizer_swapped(e)
+
+
+def test_junit_test_explained_by_the_java_agent(tmp_path):
+    if shutil.which("java") is None or shutil.which("mvn") is None:
+        pytest.fail("java and mvn are needed")
+    root = copy_junit_example(tmp_path)
+    e = _java_explained(root, ["--filter", "tokenizeFindsEveryWord"], "--warmup", "5", "--iterations", "3")
+    assert e["nodes"][0]["path"] == ["wordstat.WordStatTest#tokenizeFindsEveryWord()"]
+    _assert_tokenizer_swapped(e)

@@ -942,8 +942,10 @@ class TraceHook(object):
 # function only (setup and teardown are not part of it), a call tree of the functions of the listed modules
 # with calls, inclusive and self time per node:
 #
-#   {"v":1,"modules":["wordstat"],"out":"/path/dir"}
+#   {"v":1,"modules":["wordstat"],"out":"/path/dir","skip":["wordstat:_is_word"]}
 #
+# ("skip", optional: functions not to record, whose time then counts as their caller's: those too short for the
+# probe, which compare --explain finds in a first profiled pair)
 # written at exit to <out>/profile-<pid>.json as {"v":1,"root":"bench_x:Class.time_y","traced_call_ns":t,
 # "untraced_call_ns":u,"nodes":[[parent, "module:qualname", calls, inclusive_ns, self_ns], ...]} (node 0 is the
 # benchmark function, parent -1; a parent always comes before its children). Functions outside the modules
@@ -977,13 +979,16 @@ class ProfileHook(object):
     a path of ``module:qualname`` names from the benchmark function; recursion makes deeper paths.
     """
 
-    def __init__(self, modules, out):
+    def __init__(self, modules, out, skip=()):
+        if not isinstance(skip, (list, tuple)) or not all(isinstance(n, str) for n in skip):
+            raise InjectionError("{}: 'skip' must be a list of function names, got {!r}".format(PROFILE_ENV, skip))
         if not isinstance(modules, list) or not all(isinstance(m, str) and m for m in modules):
             raise InjectionError("{}: 'modules' must be a list of module names, got {!r}".format(PROFILE_ENV, modules))
         if not isinstance(out, str) or not out:
             raise InjectionError("{}: 'out' must name a directory, got {!r}".format(PROFILE_ENV, out))
         self.modules = tuple(modules)
         self.out = out
+        self.skip = frozenset(skip)  # "module:qualname" of functions too short to profile: their caller's time
         self.root_code = None
         self.root_name = None
         self.merged_code = None  # the slowdown wrapper's code: its frame is named after the function it slows
@@ -1038,7 +1043,10 @@ class ProfileHook(object):
         if not isinstance(module, str) or not any(module == m or module.startswith(m + ".") for m in self.modules):
             return None
         qualname = getattr(code, "co_qualname", None) or code.co_name
-        return None if qualname.startswith("<") and qualname != "<lambda>" else "{}:{}".format(module, qualname)
+        if qualname.startswith("<") and qualname != "<lambda>":
+            return None
+        name = "{}:{}".format(module, qualname)
+        return None if name in self.skip else name
 
     def start(self):
         self.enabled = True
@@ -1158,7 +1166,7 @@ def install_profile_from_env(environ=None):
         raise InjectionError("{} is not JSON: {}".format(PROFILE_ENV, exc)) from None
     if not isinstance(spec, dict) or spec.get("v") != INJECT_VERSION:
         raise InjectionError("{} must be an object with \"v\": {}, got {!r}".format(PROFILE_ENV, INJECT_VERSION, text))
-    hook = ProfileHook(spec.get("modules"), spec.get("out"))
+    hook = ProfileHook(spec.get("modules"), spec.get("out"), spec.get("skip", []))
     hook.install()
     return hook
 

@@ -127,6 +127,7 @@ class Explanation:
     machine_time_s: float = 0.0
     error: str | None = None
     warnings: tuple[str, ...] = field(default=())
+    folded: tuple[str, ...] = ()  # functions left unprobed as too short: their time is their callers' own
 
     def node(self, path: CallPath) -> NodeChange:
         return next(n for n in self.nodes if n.path == path)
@@ -140,7 +141,8 @@ class Explanation:
         return {"benchmark": self.benchmark, "verdict": self.verdict.value, "pairs": self.pairs,
                 "base_ns": self.base_ns, "candidate_ns": self.candidate_ns, "probe_ns": self.probe_ns,
                 "machine_time_s": self.machine_time_s, "error": self.error, "warnings": list(self.warnings),
-                "causes": [list(p) for p in self.causes], "nodes": [n.to_dict() for n in self.nodes]}
+                "causes": [list(p) for p in self.causes], "nodes": [n.to_dict() for n in self.nodes],
+                "folded": list(self.folded)}
 
 
 def failed_explanation(benchmark: str, verdict: Verdict, error: str, machine_time_s: float = 0.0) -> Explanation:
@@ -148,7 +150,8 @@ def failed_explanation(benchmark: str, verdict: Verdict, error: str, machine_tim
 
 
 def explain(benchmark: str, verdict: Verdict, base: Sequence[CallTree], candidate: Sequence[CallTree], *,
-            min_change: float, confidence: float = DEFAULT_CONFIDENCE, machine_time_s: float = 0.0) -> Explanation:
+            min_change: float, confidence: float = DEFAULT_CONFIDENCE, machine_time_s: float = 0.0,
+            folded: tuple[str, ...] = ()) -> Explanation:
     """The call-tree diff of ``base`` against ``candidate`` (fork ``k`` of each = pair ``k``), module docstring.
 
     Raises ValueError for fewer than two forks per version or different roots.
@@ -171,7 +174,7 @@ def explain(benchmark: str, verdict: Verdict, base: Sequence[CallTree], candidat
     if not paired:
         warnings.append(f"{len(base)} base and {len(candidate)} candidate profiles: judged unpaired")
     return Explanation(benchmark, verdict, min(len(base), len(candidate)), base_ns, candidate_ns, nodes, causes,
-                       probe, machine_time_s, None, tuple(warnings))
+                       probe, machine_time_s, None, tuple(warnings), folded)
 
 
 def rank_causes(nodes: Sequence[NodeChange], *, slower: bool, change_ns: float) -> tuple[CallPath, ...]:

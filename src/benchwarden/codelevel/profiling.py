@@ -3,11 +3,14 @@
 After a comparison, every benchmark found slower or faster gets ``pairs`` more fork pairs of both versions with
 the profiler on: the verdict's forks stay unprofiled (the probe's cost would change what they measure), and the
 profiled forks answer only *where* the time went. Pairs run one fork after the other, the order drawn per pair
-(as the compare's sequential pairs), with the suite's fork shape (warmup minimum plus measurement iterations).
+(as the compare's sequential pairs), with the suite's fork shape (warmup minimum plus measurement iterations). A
+first, pilot pair finds the functions too short for the probe (:func:`too_short`); the explanation's pairs leave
+them unprobed.
 
 A profiler per suite kind says how a fork is profiled and how its profile is read; a new harness adds one here,
 the adapters and the runner are untouched. Python (asv) suites have one (the worker's ``BENCHWARDEN_PROFILE``
-hook); JMH, JUnit and Go do not yet (their agent and rewriter count calls but do not time them).
+hook), JMH and JUnit suites the Java agent's profile mode; Go does not yet (its rewriter counts calls but does not
+time them).
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ from pathlib import Path
 from typing import Callable, Mapping, Protocol, Sequence
 
 from benchwarden.adapters.base import ForkPlan
-from benchwarden.assess.inject import PythonInjector, safe_name
-from benchwarden.codelevel.explain import Explanation, explain, failed_explanation
+from benchwarden.assess.inject import INJECTORS, PythonInjector, safe_name
+from benchwarden.codelevel.explain import TRUST_CALLS, Explanation, explain, failed_explanation
 from benchwarden.codelevel.profiles import CallTree, read_call_tree
 from benchwarden.compare.pairing import MatchedBenchmark
 from benchwarden.compare.result import BenchmarkComparison
@@ -38,7 +41,10 @@ PROFILE_ENV = "BENCHWARDEN_PROFILE"
 class Profiler(Protocol):
     """How one kind of suite is profiled: extra JVM arguments and environment of a profiled fork, and its reading."""
 
-    def fork_extras(self, planned: PlannedBenchmark, out_dir: Path) -> tuple[tuple[str, ...], dict[str, str]]: ...
+    def fork_extras(self, planned: PlannedBenchmark, out_dir: Path, skip: Sequence[str] = ()
+                    ) -> tuple[tuple[str, ...], dict[str, str]]:
+        """``skip``: functions not to probe (too short), named as the profile names them."""
+        ...
 
     def read(self, out_dir: Path) -> CallTree: ...
 
@@ -46,16 +52,52 @@ class Profiler(Protocol):
 class PythonProfiler:
     """asv suites: the worker's profile hook over the suite's own modules (those ``assess`` would slow)."""
 
-    def fork_extras(self, planned: PlannedBenchmark, out_dir: Path) -> tuple[tuple[str, ...], dict[str, str]]:
+    def fork_extras(self, planned: PlannedBenchmark, out_dir: Path, skip: Sequence[str] = ()
+                    ) -> tuple[tuple[str, ...], dict[str, str]]:
         out_dir.mkdir(parents=True, exist_ok=True)
         modules = PythonInjector().default_packages(planned.suite, [planned.benchmark])
-        return (), {PROFILE_ENV: json.dumps({"v": 1, "modules": modules, "out": str(out_dir)})}
+        return (), {PROFILE_ENV: json.dumps({"v": 1, "modules": modules, "out": str(out_dir), "skip": list(skip)})}
 
     def read(self, out_dir: Path) -> CallTree:
         return read_call_tree(out_dir)
 
 
-PROFILERS: Mapping[str, Callable[[], Profiler]] = {"python": PythonProfiler}
+class JvmProfiler:
+    """JMH and JUnit suites: benchwarden's Java agent in profile mode on the benchmark (test) JVM, over the packages
+    ``assess`` would slow, rooted at the benchmark (test) method."""
+
+    def __init__(self, kind: str, jar: Callable[[], Path] | None = None):
+        self.kind = kind
+        self._jar = jar
+
+    def fork_extras(self, planned: PlannedBenchmark, out_dir: Path, skip: Sequence[str] = ()
+                    ) -> tuple[tuple[str, ...], dict[str, str]]:
+        from benchwarden.helpers.build import agent_jar
+
+        out_dir.mkdir(parents=True, exist_ok=True)
+        packages = INJECTORS[self.kind]().default_packages(planned.suite, [planned.benchmark])
+        name = planned.benchmark.id.name  # JMH: pkg.Class.method; JUnit: pkg.Class#method
+        root_type, _, root_method = name.partition("#") if "#" in name else name.rpartition(".")
+        jar = (self._jar or agent_jar)()
+        for what, path in (("agent jar", jar), ("profile dir", out_dir)):
+            if " " in str(path) or ";" in str(path):
+                raise BenchwardenError(f"the {what} path {path} contains a space or ';', which a -javaagent "
+                                       "argument cannot carry")
+        if not packages:
+            raise BenchwardenError(f"no packages to profile in suite '{planned.suite.name}'")
+        skipped = f";skip={'|'.join(skip)}" if skip else ""
+        if any(" " in name or ";" in name for name in skip):
+            raise BenchwardenError("a method to skip has a space or ';' in its name, which a -javaagent argument "
+                                   "cannot carry")
+        return (f"-javaagent:{jar}=mode=profile;packages={','.join(packages)};out={out_dir};"
+                f"root={root_type}#{root_method}{skipped}",), {}
+
+    def read(self, out_dir: Path) -> CallTree:
+        return read_call_tree(out_dir)
+
+
+PROFILERS: Mapping[str, Callable[[], Profiler]] = {"python": PythonProfiler, "jmh": lambda: JvmProfiler("jmh"),
+                                                   "junit": lambda: JvmProfiler("junit")}
 
 
 def profiler_for(kind: str) -> Profiler | None:
@@ -68,10 +110,11 @@ def unsupported_kinds(kinds: Sequence[str]) -> list[str]:
     return sorted({k for k in kinds if k not in PROFILERS})
 
 
-def profile_fork(planned: PlannedBenchmark, profiler: Profiler, out_dir: Path, fork_index: int) -> CallTree:
+def profile_fork(planned: PlannedBenchmark, profiler: Profiler, out_dir: Path, fork_index: int,
+                 skip: Sequence[str] = ()) -> CallTree:
     """Run one profiled fork of ``planned`` to its natural end (its at-exit profile is complete) and read it."""
     settings, ctx = planned.settings, planned.suite.context
-    jvm_args, env = profiler.fork_extras(planned, out_dir)
+    jvm_args, env = profiler.fork_extras(planned, out_dir, skip)
     plan = ForkPlan(fork_index=fork_index, iteration_time_s=settings.iteration_time_s,
                     max_iterations=max(1, settings.warmup_min + settings.iterations),
                     timeout_s=settings.fork_timeout_s(), iteration_timeout_s=settings.silence_timeout_s(),
@@ -105,22 +148,43 @@ def explain_benchmark(matched: MatchedBenchmark, verdict: Verdict, settings: Exp
         return failed_explanation(name, verdict, f"suites of kind '{matched.base.suite.kind}' cannot be profiled "
                                                  f"yet (--explain profiles {', '.join(sorted(PROFILERS))} suites)")
     rng = random.Random(settings.seed)
-    trees: dict[str, list[CallTree]] = {"base": [], "candidate": []}
     start = monotonic()
+
+    def pair(k: int, skip: Sequence[str]) -> dict[str, CallTree]:
+        order = ("base", "candidate") if rng.random() < 0.5 else ("candidate", "base")
+        return {role: profile_fork(matched.base if role == "base" else matched.candidate, profiler,
+                                   workdir / safe_name(name) / f"{role}-{k}", k, skip) for role in order}
+
     try:
-        for k in range(1, settings.pairs + 1):
-            order = ("base", "candidate") if rng.random() < 0.5 else ("candidate", "base")
-            for role in order:
-                planned = matched.base if role == "base" else matched.candidate
-                out = workdir / safe_name(name) / f"{role}-{k}"
-                trees[role].append(profile_fork(planned, profiler, out, k))
+        pilot = pair(0, ())
+        skip = too_short(list(pilot.values()))
+        pairs = [pair(k, skip) for k in range(1, settings.pairs + 1)]
     except BenchwardenError as exc:
         return failed_explanation(name, verdict, f"a profiled fork failed: {exc}", monotonic() - start)
     try:
-        return explain(name, verdict, trees["base"], trees["candidate"], min_change=settings.min_change,
-                       machine_time_s=monotonic() - start)
+        return explain(name, verdict, [p["base"] for p in pairs], [p["candidate"] for p in pairs],
+                       min_change=settings.min_change, machine_time_s=monotonic() - start, folded=tuple(skip))
     except ValueError as exc:
         return failed_explanation(name, verdict, str(exc), monotonic() - start)
+
+
+def too_short(trees: Sequence[CallTree]) -> list[str]:
+    """Functions whose calls are too short for the probe in every tree they occur in (mean call below
+    :data:`~benchwarden.codelevel.explain.TRUST_CALLS` probe costs), the benchmark function never.
+
+    Probing them costs more than they take (on the JMH example, a 27-ns ``isLetter`` called 6,600 times per
+    operation made the base look 4× slower than a candidate that no longer called it), so the explanation's
+    pairs leave them unprobed and their time counts as their caller's own.
+    """
+    calls: dict[str, list[float]] = {}
+    inclusive: dict[str, list[float]] = {}
+    for tree in trees:
+        for path, node in tree.nodes.items():
+            if len(path) > 1:
+                calls.setdefault(path[-1], []).append(node.calls)
+                inclusive.setdefault(path[-1], []).append(node.inclusive_ns)
+    probe = max((t.traced_call_ns for t in trees), default=0.0)
+    return sorted(n for n in calls if sum(inclusive[n]) < TRUST_CALLS * probe * sum(calls[n]))
 
 
 def explain_changes(matched: Sequence[MatchedBenchmark], results: Sequence[BenchmarkComparison],

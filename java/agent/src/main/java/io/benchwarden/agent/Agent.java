@@ -56,6 +56,8 @@ public final class Agent {
         Report report = new Report(args.report);
         if (AgentArgs.SLOWDOWN.equals(args.mode)) {
             installSlowdown(args, instrumentation, report);
+        } else if (AgentArgs.PROFILE.equals(args.mode)) {
+            installProfile(args, instrumentation, report);
         } else {
             installTrace(args, instrumentation, report);
         }
@@ -118,6 +120,32 @@ public final class Agent {
                         builder.visit(Advice.to(TraceAdvice.class).on(methods)))
                 .installOn(instrumentation);
         report.event("{\"v\":1,\"event\":\"installed\",\"mode\":\"trace\"}");
+    }
+
+    private static void installProfile(AgentArgs args, Instrumentation instrumentation, Report report) {
+        try {
+            Profiler.start(Paths.get(args.out), args.rootType, args.rootMethod);
+        } catch (IOException e) {
+            throw new IllegalStateException("[benchwarden-agent] cannot create profile output in " + args.out, e);
+        }
+        PackageMatcher packages = new PackageMatcher(args.packages, args.exclude);
+        // methods only: a constructor's exit advice cannot catch what the constructor throws
+        Set<String> skip = new java.util.HashSet<>(args.skip);
+        ElementMatcher.Junction<MethodDescription> methods =
+                isMethod().and(not(isAbstract())).and(not(isNative())).and(not(isBridge()))
+                        .and(new ElementMatcher.Junction.AbstractBase<MethodDescription>() {
+                            @Override
+                            public boolean matches(MethodDescription method) {  // too short to profile: not probed
+                                return skip.isEmpty() || !skip.contains(method.getDeclaringType().asErasure().getName()
+                                        + "#" + method.getName() + "(" + String.join(",", parameterTypes(method)) + ")");
+                            }
+                        });
+        newBuilder(report, methods)
+                .type(packages.or(named(args.rootType)))
+                .transform((builder, type, loader, module, domain) ->
+                        builder.visit(Advice.to(ProfileAdvice.class).on(methods)))
+                .installOn(instrumentation);
+        report.event("{\"v\":1,\"event\":\"installed\",\"mode\":\"profile\"}");
     }
 
     private static AgentBuilder newBuilder(Report report, ElementMatcher<? super MethodDescription> methods) {

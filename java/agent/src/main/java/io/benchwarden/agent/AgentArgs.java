@@ -15,6 +15,10 @@ import java.util.Map;
  *   <li>{@code mode=trace;packages=pkg.a,pkg.b.*;out=DIR[;exclude=pkg.bench.*][;methods=all][;report=FILE]}:
  *   {@code methods=all} counts every method and constructor of every type, not only public methods of public
  *   types (what {@code benchwarden affected} needs)</li>
+ *   <li>{@code mode=profile;packages=pkg.a,pkg.b.*;out=DIR;root=pkg.Bench#method[;skip=pkg.C#m(int)|...][;exclude=...]
+ *   [;report=FILE]}:
+ *   a call tree of the methods of {@code packages} under each call of the root method (any parameters), with
+ *   calls, inclusive and self time per node ({@code benchwarden compare --explain}, see {@link Profiler})</li>
  * </ul>
  *
  * {@code ;} separates pairs because {@code ,} occurs inside parameter lists. Unknown keys are an error, so a
@@ -24,8 +28,9 @@ final class AgentArgs {
 
     static final String SLOWDOWN = "slowdown";
     static final String TRACE = "trace";
+    static final String PROFILE = "profile";
     private static final List<String> KEYS = List.of("mode", "method", "factor", "packages", "exclude", "out", "report",
-            "methods");
+            "methods", "root", "skip");
 
     final String mode;
     final MethodSpec method;
@@ -35,10 +40,26 @@ final class AgentArgs {
     final String out;
     final String report;
     final boolean everyMethod;
+    final String rootType;
+    final String rootMethod;
+    /** Profile mode: methods not to instrument ({@code type#name(params)}, separated by {@code |}). */
+    final List<String> skip;
 
     private AgentArgs(Map<String, String> values) {
         mode = require(values, "mode");
         report = values.get("report");
+        String root = PROFILE.equals(mode) ? require(values, "root") : null;
+        if (root != null && (root.indexOf('#') <= 0 || root.endsWith("#"))) {
+            throw new IllegalArgumentException("root: expected pkg.Class#method, got '" + root + "'");
+        }
+        rootType = root == null ? null : root.substring(0, root.indexOf('#'));
+        rootMethod = root == null ? null : root.substring(root.indexOf('#') + 1);
+        skip = new ArrayList<>();
+        for (String name : values.getOrDefault("skip", "").split("\\|")) {
+            if (!name.isBlank()) {
+                skip.add(name.trim());
+            }
+        }
         if (SLOWDOWN.equals(mode)) {
             method = MethodSpec.parse(require(values, "method"));
             factor = parseFactor(require(values, "factor"));
@@ -46,13 +67,13 @@ final class AgentArgs {
             exclude = Collections.emptyList();
             out = null;
             everyMethod = false;
-        } else if (TRACE.equals(mode)) {
+        } else if (TRACE.equals(mode) || PROFILE.equals(mode)) {
             method = null;
             factor = 0.0;
             packages = splitList(require(values, "packages"));
             exclude = splitList(values.getOrDefault("exclude", ""));
             out = require(values, "out");
-            String methods = values.getOrDefault("methods", "public");
+            String methods = values.getOrDefault("methods", PROFILE.equals(mode) ? "all" : "public");
             if (!methods.equals("public") && !methods.equals("all")) {
                 throw new IllegalArgumentException("methods: expected 'public' or 'all', got '" + methods + "'");
             }
@@ -61,7 +82,7 @@ final class AgentArgs {
                 throw new IllegalArgumentException("packages: expected at least one package name");
             }
         } else {
-            throw new IllegalArgumentException("mode: expected 'slowdown' or 'trace', got '" + mode + "'");
+            throw new IllegalArgumentException("mode: expected 'slowdown', 'trace' or 'profile', got '" + mode + "'");
         }
     }
 
