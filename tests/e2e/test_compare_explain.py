@@ -29,7 +29,7 @@ pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
 COMMON = ["--suite", "wordstat", "--warmup", "1", "--iterations", "3", "--iteration-time", "100ms",
-          "--max-forks", "8", "--explain", "--explain-pairs", "4", "--seed", "3", "--json", "-q"]
+          "--max-forks", "8", "--explain", "--seed", "3", "--json", "-q"]
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def test_a_code_change_between_commits_is_traced_to_its_function(example, tmp_pa
     assert status == 1
     explained = by_benchmark(data)
     e = explained["CountWordsBySize.time_count[size=1000]"]
-    assert e["error"] is None and e["pairs"] == 4
+    assert e["error"] is None and e["pairs"] == 6  # the default
     assert e["causes"][0][-1] == "wordstat:count_words_hash", e["causes"]
     first = next(n for n in e["nodes"] if n["path"] == e["causes"][0])
     assert first["self_delta_ns"] > 0 and first["verdict"] in ("slower", "inconclusive")
