@@ -169,8 +169,9 @@ def explain_benchmark(matched: MatchedBenchmark, verdict: Verdict, settings: Exp
 
 
 def too_short(trees: Sequence[CallTree]) -> list[str]:
-    """Functions whose calls are too short for the probe in every tree they occur in (mean call below
-    :data:`~benchwarden.codelevel.explain.TRUST_CALLS` probe costs), the benchmark function never.
+    """Functions whose calls are too short for the probe: their mean call over ``trees`` (the pilot pair, both
+    versions pooled, every path of the function) lasts less than :data:`~benchwarden.codelevel.explain.TRUST_CALLS`
+    probe costs. Never the benchmark function, whose calls define the operations.
 
     Probing them costs more than they take (on the JMH example, a 27-ns ``isLetter`` called 6,600 times per
     operation made the base look 4× slower than a candidate that no longer called it), so the explanation's
@@ -184,7 +185,8 @@ def too_short(trees: Sequence[CallTree]) -> list[str]:
                 calls.setdefault(path[-1], []).append(node.calls)
                 inclusive.setdefault(path[-1], []).append(node.inclusive_ns)
     probe = max((t.traced_call_ns for t in trees), default=0.0)
-    return sorted(n for n in calls if sum(inclusive[n]) < TRUST_CALLS * probe * sum(calls[n]))
+    roots = {t.root for t in trees}
+    return sorted(n for n in calls if n not in roots and sum(inclusive[n]) < TRUST_CALLS * probe * sum(calls[n]))
 
 
 def explain_changes(matched: Sequence[MatchedBenchmark], results: Sequence[BenchmarkComparison],

@@ -174,3 +174,17 @@ def test_to_dict_is_plain_json():
     d = json.loads(json.dumps(e.to_dict()))
     assert d["causes"] == [list(API)]
     assert {n["verdict"] for n in d["nodes"]} <= {v.value for v in NodeVerdict}
+
+
+def test_too_short_pools_the_pilot_pair_and_never_names_the_benchmark_function():
+    from benchwarden.codelevel.profiling import too_short
+
+    def pilot(short_ns: float) -> CallTree:
+        return CallTree(ROOT, {(ROOT,): NodeTimes(10, 10 * 90_000.0, 10.0),  # 9 µs per call (< 20 probes) ...
+                               (ROOT, "lib:tiny"): NodeTimes(1000, 1000 * short_ns, 1000 * short_ns),
+                               (ROOT, "lib:big"): NodeTimes(10, 10 * 50_000.0, 10 * 50_000.0),
+                               (ROOT, "lib:big", "lib:tiny"): NodeTimes(10, 10 * 30_000.0, 10 * 30_000.0)}, 1000.0)
+    # lib:tiny: 1000 calls of 5 µs and 10 of 30 µs, pooled mean 5.2 µs < 20 µs: folded; lib:big 50 µs: kept
+    assert too_short([pilot(5_000.0), pilot(5_000.0)]) == ["lib:tiny"]
+    # ... but the root is never folded, and a function long enough on average is kept
+    assert too_short([pilot(25_000.0)]) == []
