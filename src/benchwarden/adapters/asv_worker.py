@@ -36,10 +36,12 @@ is imported the worker moves that descriptor aside and points descriptor 1
 or from C, ends up on stderr and can never be mistaken for a result.
 
 Exit status: 0 done (or skipped), 1 the benchmark or its setup failed, 2 bad
-arguments or the benchmark could not be found (or ``BENCHWARDEN_INJECT`` is malformed).
+arguments or the benchmark could not be found (or ``BENCHWARDEN_INJECT`` / ``BENCHWARDEN_PROFILE`` is malformed).
 
 For ``benchwarden assess`` the ``run`` command honours ``BENCHWARDEN_INJECT``: a slowdown injected into
-one function, or call counting for the public functions of given modules (see "injection" below).
+one function, or call counting for the public functions of given modules (see "injection" below); for
+``benchwarden compare --explain`` it honours ``BENCHWARDEN_PROFILE``: a call tree of the benchmark's calls, timed
+(see "profiling" below).
 """
 
 from __future__ import annotations
@@ -485,17 +487,39 @@ class InjectionError(Exception):
     """BENCHWARDEN_INJECT is malformed or names nothing that exists."""
 
 
-def install_injection_from_env(environ=None):
-    """Install the slowdown or trace hook that ``BENCHWARDEN_INJECT`` asks for; no-op when unset."""
-    text = (os.environ if environ is None else environ).get(INJECT_ENV)
+def _spec_from_env(name, environ=None):
+    """The JSON object (protocol version 1) in environment variable ``name``, or None when it is unset."""
+    text = (os.environ if environ is None else environ).get(name)
     if not text:
         return None
     try:
         spec = json.loads(text)
     except ValueError as exc:
-        raise InjectionError("{} is not JSON: {}".format(INJECT_ENV, exc)) from None
+        raise InjectionError("{} is not JSON: {}".format(name, exc)) from None
     if not isinstance(spec, dict) or spec.get("v") != INJECT_VERSION:
-        raise InjectionError("{} must be an object with \"v\": {}, got {!r}".format(INJECT_ENV, INJECT_VERSION, text))
+        raise InjectionError("{} must be an object with \"v\": {}, got {!r}".format(name, INJECT_VERSION, text))
+    return spec
+
+
+def _write_at_exit(write):
+    """Call ``write`` at interpreter exit and on SIGTERM (how benchwarden stops forks), then exit as before."""
+    atexit.register(write)
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def on_sigterm(signum, frame):
+        write()
+        if callable(previous):
+            previous(signum, frame)
+        else:
+            os._exit(128 + signum)
+    signal.signal(signal.SIGTERM, on_sigterm)
+
+
+def install_injection_from_env(environ=None):
+    """Install the slowdown or trace hook that ``BENCHWARDEN_INJECT`` asks for; no-op when unset."""
+    spec = _spec_from_env(INJECT_ENV, environ)
+    if spec is None:
+        return None
     mode = spec.get("mode")
     if mode == "slowdown":
         hook = SlowdownHook(str(spec.get("target", "")), spec.get("factor"), spec.get("report"))
@@ -834,16 +858,7 @@ class TraceHook(object):
 
     def install(self):
         os.makedirs(self.out, exist_ok=True)
-        atexit.register(self.write)
-        previous = signal.getsignal(signal.SIGTERM)
-
-        def on_sigterm(signum, frame):
-            self.write()
-            if callable(previous):
-                previous(signum, frame)
-            else:
-                os._exit(128 + signum)
-        signal.signal(signal.SIGTERM, on_sigterm)
+        _write_at_exit(self.write)
         if self.every_method:
             profile = self.profiler()
             threading.setprofile(profile)
@@ -1009,16 +1024,7 @@ class ProfileHook(object):
     def install(self):
         os.makedirs(self.out, exist_ok=True)
         self.calibrate()
-        atexit.register(self.write)
-        previous = signal.getsignal(signal.SIGTERM)
-
-        def on_sigterm(signum, frame):
-            self.write()
-            if callable(previous):
-                previous(signum, frame)
-            else:
-                os._exit(128 + signum)
-        signal.signal(signal.SIGTERM, on_sigterm)
+        _write_at_exit(self.write)
 
     def set_root(self, func):
         """Record the calls of ``func`` (the benchmark; a bound method's function) and what they call."""
@@ -1157,15 +1163,9 @@ class ProfileHook(object):
 
 def install_profile_from_env(environ=None):
     """The profile hook ``BENCHWARDEN_PROFILE`` asks for (installed, not yet started), or None when unset."""
-    text = (os.environ if environ is None else environ).get(PROFILE_ENV)
-    if not text:
+    spec = _spec_from_env(PROFILE_ENV, environ)
+    if spec is None:
         return None
-    try:
-        spec = json.loads(text)
-    except ValueError as exc:
-        raise InjectionError("{} is not JSON: {}".format(PROFILE_ENV, exc)) from None
-    if not isinstance(spec, dict) or spec.get("v") != INJECT_VERSION:
-        raise InjectionError("{} must be an object with \"v\": {}, got {!r}".format(PROFILE_ENV, INJECT_VERSION, text))
     hook = ProfileHook(spec.get("modules"), spec.get("out"), spec.get("skip", []))
     hook.install()
     return hook
