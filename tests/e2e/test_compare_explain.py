@@ -109,10 +109,10 @@ def test_explain_options_are_strict(example):
         assert "Traceback" not in err.getvalue()
 
 
-def _java_explained(root: Path, suite_filter: list[str], *extra: str) -> dict:
+def _java_explained(root: Path, suite_filter: list[str], pairs: int, *extra: str) -> dict:
     out, err = io.StringIO(), io.StringIO()
     status = main(["compare", "--config", str(root / "benchwarden.toml"), *suite_filter,
-                   "--variant-jvm-arg=-Dwordstat.slow=true", "--explain", "--explain-pairs", "2", "--max-forks", "6",
+                   "--variant-jvm-arg=-Dwordstat.slow=true", "--explain", "--explain-pairs", str(pairs), "--max-forks", "6",
                    "--seed", "5", "--json", "-q", *extra], stdout=out, stderr=err)
     assert out.getvalue(), err.getvalue()
     data = json.loads(out.getvalue())
@@ -125,7 +125,7 @@ def _java_explained(root: Path, suite_filter: list[str], *extra: str) -> dict:
 
 def _assert_tokenizer_swapped(e: dict) -> None:
     """-Dwordstat.slow=true: tokenizeNaive instead of tokenizeOnePass; isLetter (~30 ns a call) too short to probe.
-    New and gone functions need no statistics, so two profiled pairs (and the pilot) suffice."""
+    New and gone functions need no statistics, so few profiled pairs (and the pilot) suffice."""
     assert e["causes"][0][-1] == "wordstat.WordStat#tokenizeNaive(java.lang.String)", e["causes"]
     verdicts = {n["path"][-1]: n["verdict"] for n in e["nodes"]}
     assert verdicts["wordstat.WordStat#tokenizeOnePass(java.lang.String)"] == "gone"
@@ -140,8 +140,8 @@ def test_jmh_benchmark_explained_by_the_java_agent(tmp_path):
     root = tmp_path / "jmh"
     shutil.copytree(REPO / "examples" / "jmh", root, ignore=shutil.ignore_patterns(".benchwarden"))
     private_jmh_lock(root, tmp_path)
-    e = _java_explained(root, ["--suite", "wordstat", "--filter", r"TokenizeBench\.tokenize\[size=1000\]"],
-                        "--warmup", "5", "--iterations", "3", "--iteration-time", "100ms")
+    e = _java_explained(root, ["--suite", "wordstat", "--filter", r"TokenizeBench\.tokenize\[size=1000\]"], 3,
+                        "--warmup", "5", "--iterations", "3", "--iteration-time", "200ms")
     assert e["nodes"][0]["path"] == ["wordstat.bench.TokenizeBench#tokenize()"]
     _assert_tokenizer_swapped(e)
 
@@ -150,6 +150,6 @@ def test_junit_test_explained_by_the_java_agent(tmp_path):
     if shutil.which("java") is None or shutil.which("mvn") is None:
         pytest.fail("java and mvn are needed")
     root = copy_junit_example(tmp_path)
-    e = _java_explained(root, ["--filter", "tokenizeFindsEveryWord"], "--warmup", "5", "--iterations", "3")
+    e = _java_explained(root, ["--filter", "tokenizeFindsEveryWord"], 2, "--warmup", "5", "--iterations", "3")
     assert e["nodes"][0]["path"] == ["wordstat.WordStatTest#tokenizeFindsEveryWord()"]
     _assert_tokenizer_swapped(e)
