@@ -111,7 +111,8 @@ def test_explain_options_are_strict(example):
 
 def _java_explained(root: Path, suite_filter: list[str], pairs: int, *extra: str) -> dict:
     """The default budget of 20 pairs: in clean-clone CIs the ~2x slowdown was still inconclusive after 6 pairs (JUnit
-    ratio 2.24, once; as test_compare_examples found for JMH, a loaded 2-core machine can need more than 8)."""
+    ratio 2.24, and JMH 1.95 with 100-ms iterations; as test_compare_examples found, a loaded 2-core machine can need
+    more than 8)."""
     out, err = io.StringIO(), io.StringIO()
     status = main(["compare", "--config", str(root / "benchwarden.toml"), *suite_filter,
                    "--variant-jvm-arg=-Dwordstat.slow=true", "--explain", "--explain-pairs", str(pairs),
