@@ -1019,7 +1019,6 @@ class ProfileHook(object):
         self.stack = []  # [node, start_ns, children_ns] of the recorded frames in progress
         self.traced_call_ns = 0.0
         self.untraced_call_ns = 0.0
-        self.enabled = False
 
     def install(self):
         os.makedirs(self.out, exist_ok=True)
@@ -1055,12 +1054,10 @@ class ProfileHook(object):
         return None if name in self.skip else name
 
     def start(self):
-        self.enabled = True
         sys.settrace(self.trace)
 
     def stop(self):
         sys.settrace(None)
-        self.enabled = False
 
     def node(self, parent, name):
         found = self.children[parent].get(name)

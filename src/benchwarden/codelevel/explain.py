@@ -4,10 +4,12 @@ Input: the call trees (:mod:`.profiles`) of profiled fork pairs of both versions
 value per fork is its **self time per benchmark operation** (its own time, without the profiled functions it
 calls, divided by the calls of the benchmark function), and the node is judged like a benchmark
 (:func:`benchwarden.compare.verdict.judge`: Welch/paired t on log fork values, Hodges–Lehmann estimate, rank-test
-guard, the compare's ``min_change`` as the threshold), on the explanation's own pairs. A node present in every fork
-of one version and in none of the other is *new* or *gone* (a renamed or replaced function).
+guard, the compare's ``min_change`` as the threshold), on the explanation's own pairs; and judged again on its
+**share** of the fork's benchmark time (significance only), which cancels the fork's machine factor: a fork run in a
+slow stretch is slow in every node alike. A node present in every fork of one version and in none of the other is
+*new* or *gone* (a renamed or replaced function).
 
-The **causes** of a slower benchmark are its nodes whose self time got slower, and its new nodes, ranked by how
+The **causes** of a slower benchmark are its nodes whose self time or share got slower, and its new nodes, ranked by how
 many nanoseconds per operation they added; of a faster one, the nodes that got faster or went away, by the time
 they saved. Self time, not inclusive: a slowed function makes every caller's inclusive time slower, but only its
 own self time (the cause's callers keep theirs), so ranking by self time puts the function that changed first,

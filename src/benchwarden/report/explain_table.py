@@ -68,6 +68,8 @@ def explanation_summary(e: "Explanation") -> str:
     folded = f", {len(e.folded)} function(s) too short to probe counted in their callers" if e.folded else ""
     head = (f"{e.benchmark}: {fmt_time(e.base_ns)} → {fmt_time(e.candidate_ns)} per operation under the probe "
             f"({e.pairs} profiled pairs, probe {fmt_time(e.probe_ns)} per call{folded})")
+    if e.warnings:
+        head += "; " + "; ".join(e.warnings)
     if not e.causes:
         return head + "; no function's own time changed significantly: the change is spread thin or in code " \
                       "outside the profiled modules"
