@@ -377,14 +377,17 @@ def test_assess_runs_baselines_and_slowed_rounds_on_the_workers(two_workers, tmp
     at a time on the cluster; both methods, each slowed 4x in a benchmark that spends most of its time in it,
     are noticed. "Noticed" is detected or overshot: with two forks at once on two cores the busy wait's precision
     varies (count_words_hash once measured 5.0x, interval from 4.0x, so "overshot"), and the injection's precision
-    is measured in benchmarks/injection_precision.py, not asserted here."""
+    is measured in benchmarks/injection_precision.py, not asserted here. Two slowed forks give a wide interval: a
+    clean-clone CI once measured count_words_hash 3.37x with an interval from 1.88x, so the size asserted is the
+    ratio (> 2x) and an interval well clear of noise (from > 1.5x)."""
     root = _example(tmp_path)
     (root / "benchwarden.toml").write_text(ASSESS_TOML, encoding="utf-8")
     status, payload, err = _cli(root, "assess", "--cluster", two_workers.address)
     assert status == 0, err
     (suite,) = payload["suites"]
     detail = json.dumps(suite["detections"], indent=1)
-    noticed = {m: any(d["outcome"] in ("detected", "overshot") and d["interval"][0] > 2.0
+    noticed = {m: any(d["outcome"] in ("detected", "overshot") and d["ratio"] > 2.0
+                      and d["interval"][0] > 1.5
                       for d in suite["detections"] if d["method"] == m) for m in {d["method"] for d in suite["detections"]}}
     assert noticed == {"wordstat:tokenize": True, "wordstat:count_words_hash": True}, detail
     with open_store(root / ".benchwarden" / "results.db") as store:
