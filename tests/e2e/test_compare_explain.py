@@ -17,6 +17,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from xml.etree import ElementTree as ET
 
 import pytest
 
@@ -153,6 +154,13 @@ def test_junit_test_explained_by_the_java_agent(tmp_path):
     if shutil.which("java") is None or shutil.which("mvn") is None:
         pytest.fail("java and mvn are needed")
     root = copy_junit_example(tmp_path)
-    e = _java_explained(root, ["--filter", "tokenizeFindsEveryWord"], 2, "--warmup", "5", "--iterations", "3")
+    junit = tmp_path / "compare.xml"
+    e = _java_explained(root, ["--filter", "tokenizeFindsEveryWord"], 2, "--warmup", "5", "--iterations", "3",
+                        "--junit", str(junit))
     assert e["nodes"][0]["path"] == ["wordstat.WordStatTest#tokenizeFindsEveryWord()"]
     _assert_tokenizer_swapped(e)
+    # the CI's test report of the slower test names the new function
+    (failure,) = [c.find("failure") for c in ET.parse(junit).iter("testcase") if c.find("failure") is not None]
+    (first,) = [line for line in failure.text.splitlines() if line.startswith("cause #1: ")]
+    assert first.startswith("cause #1: wordstat.WordStatTest#tokenizeFindsEveryWord() > ") and \
+        "> wordstat.WordStat#tokenizeNaive(java.lang.String): self " in first, failure.text

@@ -79,3 +79,13 @@ def explanation_summary(e: "Explanation") -> str:
     return (head + f"; first cause {first.name} ({'+' if first.self_delta_ns > 0 else ''}"
             f"{fmt_time(first.self_delta_ns)} self per operation, {first.verdict.value}); "
             f"{len(e.causes)} cause(s){share}")
+
+
+def explanation_lines(e: "Explanation") -> list[str]:
+    """Plain text for a CI system's test report (JUnit XML): the summary, then each cause with its calling path."""
+    lines = [explanation_summary(e)]
+    for i, path in enumerate(e.causes[:MAX_CAUSES], 1):
+        n = e.node(path)
+        lines.append(f"cause #{i}: {' > '.join(path)}: self {fmt_time(n.base_self_ns)} → "
+                     f"{fmt_time(n.candidate_self_ns)} per operation ({n.verdict.value})")
+    return lines

@@ -4,15 +4,18 @@ slower → ``<failure>`` (when ``fail_on`` gates the primary verdict), and so is
 got worse (the metrics are listed in every case's details); error (a fork failed) → ``<error>``; inconclusive, skipped and
 benchmarks present in one version only → ``<skipped>`` with the reason; unchanged and faster pass.
 A suite that could not be prepared is one ``<error>`` case, so a CI dashboard never shows green
-for something that was not measured.
+for something that was not measured. With ``compare --explain`` a case's details end with its explanation (the
+summary and the ranked causes), so the failing test in the CI's report names the function that got slower.
 """
 
 from __future__ import annotations
 
+from benchwarden.codelevel.explain import Explanation
 from benchwarden.compare.metrics import MetricComparison
 from benchwarden.compare.result import BenchmarkComparison, Comparison
 from benchwarden.compare.verdict import Verdict
 from benchwarden.report.comparison_table import fmt_change, fmt_interval, fmt_mde, fmt_p, fmt_ratio, fmt_threshold
+from benchwarden.report.explain_table import explanation_lines
 from benchwarden.report.junit import JUnitCase, Outcome, junit_xml
 from benchwarden.report.metrics_table import fmt_rule, fmt_value
 
@@ -34,7 +37,7 @@ def _metric_line(m: MetricComparison) -> str:
     return f"{m.name}: {m.verdict.value} ({fmt_value(m.base)} → {fmt_value(m.candidate)} {m.unit}, {fmt_rule(m)})"
 
 
-def _case(r: BenchmarkComparison, fail_on: tuple[str, ...]) -> JUnitCase:
+def _case(r: BenchmarkComparison, fail_on: tuple[str, ...], explanation: Explanation | None = None) -> JUnitCase:
     extra = [r.message] if r.message and r.ratio is not None else []
     failing = r.failing_metrics(fail_on)
     message = _summary(r)
@@ -44,13 +47,15 @@ def _case(r: BenchmarkComparison, fail_on: tuple[str, ...]) -> JUnitCase:
     if failing:
         outcome = "failure"
         message = "; ".join(_metric_line(m) for m in failing) + " — " + message
-    details = "\n".join([_summary(r), *(_metric_line(m) for m in r.metrics), *r.warnings, *extra])
+    why = explanation_lines(explanation) if explanation is not None else []
+    details = "\n".join([_summary(r), *(_metric_line(m) for m in r.metrics), *r.warnings, *extra, *why])
     return JUnitCase(name=r.key, classname=r.suite, outcome=outcome, message=message, details=details,
                      time_s=r.time_s)
 
 
 def comparison_junit(c: Comparison, suite_name: str = "benchwarden compare") -> bytes:
-    cases = [_case(r, c.fail_on) for r in c.benchmarks]
+    explained = {e.benchmark: e for e in c.explanations}
+    cases = [_case(r, c.fail_on, explained.get(f"{r.suite}:{r.key}")) for r in c.benchmarks]
     cases += [JUnitCase(name="(prepare)", classname=suite, outcome="error", message=message.splitlines()[0],
                         details=message) for suite, message in c.failed_suites.items()]
     cases += [JUnitCase(name=name, classname="(unmatched)", outcome="skipped", message=f"{where}: not compared")

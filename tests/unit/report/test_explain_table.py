@@ -51,3 +51,23 @@ def test_markdown_escapes_names_and_a_failure_says_why():
     assert "lib:slow\\|" in text and "*x*" not in text  # the pipe cannot split the row, the stars cannot emphasise
     failed = failed_explanation("s:b", Verdict.SLOWER, "a profiled fork failed: boom")
     assert shown_nodes(failed) == [] and explanation_summary(failed) == "s:b: not explained: a profiled fork failed: boom"
+
+
+def test_junit_details_of_an_explained_benchmark_name_the_cause():
+    """The CI's test report of a slower benchmark ends with its explanation; other cases are left alone."""
+    from dataclasses import replace
+    from xml.etree import ElementTree as ET
+
+    from benchwarden.report.junit_compare import comparison_junit
+    from tests.unit.compare.comparison_samples import sample_comparison
+
+    c = sample_comparison()
+    slower = next(b for b in c.benchmarks if b.verdict is Verdict.SLOWER)
+    e = replace(explained(8000.0), benchmark=f"{slower.suite}:{slower.key}")
+    cases = {case.get("name"): case for case in ET.fromstring(comparison_junit(replace(c, explanations=(e,))))
+             .iter("testcase")}
+    details = cases[slower.key].find("failure").text.splitlines()
+    assert details[-2].startswith(f"{e.benchmark}: ") and "first cause lib:slow|*x*" in details[-2]
+    assert details[-1] == "cause #1: b:time_x > lib:api > lib:slow|*x*: self 40.01µs → 48.01µs per operation (slower)"  # means of 40,000 + 7k and 48,000 + 5k, k < 4
+    plain = {case.get("name"): case for case in ET.fromstring(comparison_junit(c)).iter("testcase")}
+    assert "cause #1" not in plain[slower.key].find("failure").text
