@@ -10,7 +10,8 @@ summary and the ranked causes), so the failing test in the CI's report names the
 
 from __future__ import annotations
 
-from benchwarden.codelevel.explain import Explanation
+from typing import TYPE_CHECKING
+
 from benchwarden.compare.metrics import MetricComparison
 from benchwarden.compare.result import BenchmarkComparison, Comparison
 from benchwarden.compare.verdict import Verdict
@@ -18,6 +19,9 @@ from benchwarden.report.comparison_table import fmt_change, fmt_interval, fmt_md
 from benchwarden.report.explain_table import explanation_lines
 from benchwarden.report.junit import JUnitCase, Outcome, junit_xml
 from benchwarden.report.metrics_table import fmt_rule, fmt_value
+
+if TYPE_CHECKING:
+    from benchwarden.codelevel.explain import Explanation
 
 _OUTCOME: dict[Verdict, Outcome] = {
     Verdict.SLOWER: "failure", Verdict.ERROR: "error", Verdict.INCONCLUSIVE: "skipped", Verdict.SKIPPED: "skipped",
@@ -37,7 +41,7 @@ def _metric_line(m: MetricComparison) -> str:
     return f"{m.name}: {m.verdict.value} ({fmt_value(m.base)} → {fmt_value(m.candidate)} {m.unit}, {fmt_rule(m)})"
 
 
-def _case(r: BenchmarkComparison, fail_on: tuple[str, ...], explanation: Explanation | None = None) -> JUnitCase:
+def _case(r: BenchmarkComparison, fail_on: tuple[str, ...], explanation: "Explanation | None" = None) -> JUnitCase:
     extra = [r.message] if r.message and r.ratio is not None else []
     failing = r.failing_metrics(fail_on)
     message = _summary(r)
