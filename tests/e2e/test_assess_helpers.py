@@ -102,6 +102,20 @@ def test_agent_traces_every_method_for_affected_selection(agent, probe_classes, 
     assert "probe.Probe#workTwin(int)" not in counts  # never called
 
 
+def test_agent_control_mode_loads_and_instruments_nothing(agent, probe_classes, tmp_path):
+    """``mode=control`` (assess's baselines): installed and calibrated like the slowdown mode, nothing instrumented,
+    so the probe's method and its uninstrumented twin take the same time (within noise: no wait anywhere)."""
+    report = tmp_path / "report.jsonl"
+    done = java(agent, probe_classes, f"mode=control;report={report}", "time", "1000", "200")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in report.read_text().splitlines()]
+    [installed] = [e for e in events if e["event"] == "installed"]
+    assert installed["mode"] == "control" and installed["clock_ns"] > 0
+    assert not [e for e in events if e["event"] in ("instrumented", "activations", "error")], events
+    result = json.loads(done.stdout)
+    assert result["slowed_ns"] / result["twin_ns"] < 1.25, result  # v = 1.0 would make it ~2
+
+
 def test_agent_refuses_bad_arguments(agent, probe_classes):
     done = java(agent, probe_classes, "mode=slowdown;method=probe.Probe#work(int);factor=fast", "trace")
     assert done.returncode != 0 and "factor: expected a number" in done.stderr
@@ -113,7 +127,7 @@ def test_agent_junit_tests_pass(tmp_path):
                           cwd=REPO / "java" / "agent", capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     reports = "".join(p.read_text() for p in (tmp_path / "surefire-reports").glob("*.txt"))
-    assert "Tests run: 5, Failures: 0" in reports and "Tests run: 4, Failures: 0" in reports
+    assert "Tests run: 6, Failures: 0" in reports and "Tests run: 4, Failures: 0" in reports
 
 
 def test_go_rewriter_tests_pass():

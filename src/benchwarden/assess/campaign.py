@@ -177,13 +177,17 @@ class Campaign:
         self.precision: dict[str, InjectionPrecision] = {}  # per method, from the helpers' reports
         self.commit, self.dirty = git_state(suite.context.root)
         self.toolchain: dict[str, str] = {}  # from the first plan; every run of the campaign records it
+        self.control: str | None = None  # what the baselines load beside the plain suite (Injector.control)
 
     # ------------------------------------------------------------------ the whole campaign
 
     def run(self) -> SuiteAssessment:
         t0 = self.monotonic()
         methods_given = list(self.options.methods)
-        plan = self._plan(self.suite, self.options.cli_filter)
+        # the baselines run as the A/A control of the slowed variants: the helper loaded, nothing slowed
+        control = self.injector.control(self.suite, self.workdir / "control")
+        self.control = control.label
+        plan = self._plan(control.suite, self.options.cli_filter)
         keys = [p.benchmark.id.key for p in plan.benchmarks]
         baselines, reused, variability_s = self._baselines(plan, keys)
         variability = assess_variability(
@@ -191,8 +195,10 @@ class Campaign:
             self.options.unstable_cv, self.options.unstable_spread, seed=self.options.seed)
         slowdown, slowdown_source = self._slowdown(variability)
         t_prep = self.monotonic()
+        # named methods may be any method (package-private hot code, issue #16): their reach needs the
+        # every-method trace; K′ discovered by tracing is the public API, as the study defines it
         tracing = self.injector.tracing(self.suite, self._packages(plan), self.workdir / "trace",
-                                        self.options.test_command)
+                                        self.options.test_command, every_method=bool(methods_given))
         traced_plan = self._plan(tracing.suite, self.options.cli_filter)
         prepare_s = self.monotonic() - t_prep
         self.log(f"tracing which of {len(traced_plan.benchmarks)} benchmarks reach which methods")
@@ -237,7 +243,8 @@ class Campaign:
         while len(runs) < self.options.runs:
             self.log(f"baseline run {len(runs) + 1} of {self.options.runs}"
                      + (f" ({len(reused)} reused from the store)" if reused else ""))
-            outcome = self.placement.runner(self.store, self.listener).run(plan, self._meta(BASELINE_LABEL))
+            outcome = self.placement.runner(self.store, self.listener).run(plan, self._meta(BASELINE_LABEL,
+                                                                                         control=self.control))
             run = self.store.load_run(outcome.run_id)
             spent += _machine_s(run)
             runs.append(run)
@@ -250,7 +257,7 @@ class Campaign:
         if self.commit is None or self.dirty is not False:
             return []
         found = []
-        wanted = self._snapshot_suite()
+        wanted = self._suite_entry(self.suite, self.control)
         here = machine_key(self.placement.machine())
         for summary in self.store.list_runs(limit=200):
             if summary.status is not RunStatus.COMPLETE or summary.commit != self.commit or summary.dirty:
@@ -265,16 +272,19 @@ class Campaign:
                 found.append(run)
         return found
 
-    def _snapshot_suite(self) -> dict:
-        s = self.suite
-        return {"kind": s.kind, "root": str(s.context.root), "settings": s.settings.to_dict()}
+    @staticmethod
+    def _suite_entry(suite: Suite, control: str | None = None) -> dict:
+        """The suite as a run's metadata records it; ``control``: what its processes loaded beside it (so the
+        baselines of a control are never mistaken for plain runs, nor plain runs for them)."""
+        return {"kind": suite.kind, "root": str(suite.context.root), "settings": suite.settings.to_dict(),
+                **({"control": control} if control else {})}
 
-    def _meta(self, label: str, suite: Suite | None = None, cli_filter: str | None = None) -> RunMeta:
+    def _meta(self, label: str, suite: Suite | None = None, cli_filter: str | None = None,
+              control: str | None = None) -> RunMeta:
         suite = suite or self.suite
         snapshot = {"config_path": self.options.config_path,
                     "filter": self.options.cli_filter if cli_filter is None else cli_filter,
-                    "suites": {suite.name: {"kind": suite.kind, "root": str(suite.context.root),
-                                            "settings": suite.settings.to_dict()}}}
+                    "suites": {suite.name: self._suite_entry(suite, control)}}
         if self.placement.cluster is not None:
             snapshot["cluster"] = self.placement.cluster
         return self.placement.meta(collect_run_meta(suite.context.root, source=GitState(self.commit, self.dirty),

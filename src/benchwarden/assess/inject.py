@@ -55,6 +55,15 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class Control:
+    """The suite the baselines run (:meth:`Injector.control`); ``label`` names what it loads (stored with the
+    baseline runs, so only runs of the same control are reused), None for the plain suite."""
+
+    suite: Suite
+    label: str | None = None
+
+
+@dataclass(frozen=True)
 class TestRun:
     argv: tuple[str, ...]
     cwd: Path
@@ -81,6 +90,12 @@ class Injector(Protocol):
     groups: bool
 
     def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]: ...
+
+    def control(self, suite: Suite, workdir: Path) -> Control:
+        """The suite as its baselines run: the helper loaded as in a slowed variant, nothing slowed (an A/A
+        control, docs/assess.md).  Where nothing is loaded at run time (Go's variants are compiled copies, Python's
+        hook wraps the one target), the suite itself, with ``label`` None."""
+        ...
 
     def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path) -> Variant: ...
 
@@ -222,6 +237,14 @@ class JmhInjector:
                 packages.add(package)
         return sorted(p for p in packages - bench_packages if not any(p.startswith(b + ".") for b in bench_packages))
 
+    def control(self, suite: Suite, workdir: Path) -> Control:
+        """The agent in ``mode=control``: its start-up and a class transformer, no method instrumented.  The build is
+        kept: the baselines run first and build the artifact."""
+        jar = _no_spaces(self._jar(), "agent jar")
+        ctx = suite.context
+        return Control(replace(suite, context=replace(ctx, jvm_args=tuple(ctx.jvm_args) + (f"-javaagent:{jar}=mode=control",))),
+                       "agent mode=control")
+
     def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path) -> Variant:
         method = _one(methods, self.kind)
         workdir.mkdir(parents=True, exist_ok=True)
@@ -344,6 +367,9 @@ class GoInjector:
     def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]:
         return ["all"]
 
+    def control(self, suite: Suite, workdir: Path) -> Control:
+        return Control(suite)
+
     def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path) -> Variant:
         """One rewritten, separately compiled copy of the module with every function of ``methods`` slowed."""
         copy = copy_module(suite, workdir / "module")
@@ -407,6 +433,9 @@ class PythonInjector:
                 if (entry.is_dir() and (entry / "__init__.py").is_file()) or (entry.is_file() and entry.suffix == ".py"):
                     found.add(name)
         return sorted(found)
+
+    def control(self, suite: Suite, workdir: Path) -> Control:
+        return Control(suite)
 
     def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path) -> Variant:
         method = _one(methods, self.kind)

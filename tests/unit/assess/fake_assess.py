@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
-from benchwarden.assess.inject import InjectionFailed, Tracing, Variant, read_jsonl_traces
+from benchwarden.assess.inject import Control, InjectionFailed, Tracing, Variant, read_jsonl_traces
 from benchwarden.model import Benchmark, BenchmarkId, IterationResult
 
 #: benchmark -> methods it calls (with how many calls per fork)
@@ -55,6 +55,8 @@ class FakeAssessFork:
 class FakeAssessAdapter:
     kind = "fake"
     forks = 0
+    #: every fork started: (benchmark, what it ran as: "trace", "slowed", "control" or "plain")
+    started: list[tuple[str, str]] = []
 
     def prepare(self, ctx: SuiteContext) -> PreparedSuite:
         return PreparedSuite(toolchain={"fake": "1"})
@@ -65,6 +67,9 @@ class FakeAssessAdapter:
     def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> FakeAssessFork:
         FakeAssessAdapter.forks += 1
         env = {**ctx.env, **plan.env}
+        role = next((r for var, r in (("FAKE_TRACE", "trace"), ("FAKE_SLOW", "slowed"), ("FAKE_CONTROL", "control"))
+                     if var in env), "plain")
+        FakeAssessAdapter.started.append((benchmark.id.name, role))
         return FakeAssessFork(benchmark.id.name, replace(plan, env=env), seed=FakeAssessAdapter.forks)
 
 
@@ -74,13 +79,23 @@ class FakeInjector:
 
     kind = "fake"
 
-    def __init__(self, groups: bool = False, unknown: frozenset[str] = frozenset()):
-        self.groups, self.unknown = groups, unknown
+    def __init__(self, groups: bool = False, unknown: frozenset[str] = frozenset(),
+                 control: str | None = "fake control"):
+        self.groups, self.unknown, self.control_label = groups, unknown, control
         self.slowed_methods: list[str] = []
         self.variants: list[tuple[str, ...]] = []
+        self.traced_every_method: list[bool] = []
 
     def default_packages(self, suite, benchmarks):
         return ["lib"]
+
+    def control(self, suite, workdir):
+        """As the agent's control: something loaded beside the suite (``FAKE_CONTROL``), nothing slowed; with
+        ``control=None``, the plain suite (as Go and Python)."""
+        if self.control_label is None:
+            return Control(suite)
+        env = {**suite.context.env, "FAKE_CONTROL": "1"}
+        return Control(replace(suite, context=replace(suite.context, env=env)), self.control_label)
 
     def slowed(self, suite, methods, factor, workdir):
         assert self.groups or len(methods) == 1
@@ -98,7 +113,9 @@ class FakeInjector:
         env = {**suite.context.env, "FAKE_SLOW": ",".join(methods), "FAKE_FACTOR": repr(factor)}
         return Variant(replace(suite, context=replace(suite.context, env=env)), tuple(methods), report)
 
-    def tracing(self, suite, packages, workdir, test_command):
+    def tracing(self, suite, packages, workdir, test_command, every_method=False):
+        self.traced_every_method.append(every_method)
+
         def test_run(out: Path):
             return None
         return Tracing(suite, lambda out: ((), {"FAKE_TRACE": str(out)}), read_jsonl_traces, test_run)

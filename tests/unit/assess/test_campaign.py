@@ -24,6 +24,7 @@ def _fresh_seeds():
     """The fake harness seeds each fork from a process-wide count: each test starts it afresh, so what a test
     sees does not depend on which tests ran before it."""
     FakeAssessAdapter.forks = 0
+    FakeAssessAdapter.started = []
 
 
 def make_suite(root: Path) -> Suite:
@@ -160,6 +161,38 @@ def test_stored_runs_of_the_same_clean_commit_are_reused(tmp_path):
     assert not set(on_cluster.baseline_runs) & set(one.baseline_runs)
 
 
+def test_baselines_run_as_the_control_of_the_slowed_variants_and_reuse_only_runs_of_that_control(tmp_path):
+    """An A/A control: every baseline fork, of the baseline runs and the fresh ones of each round, runs with what
+    the slowed forks load (the agent with nothing instrumented), and never slowed; the trace forks run plain. A
+    plain stored run of the same commit is not the control's baseline, and the other way round."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "README").write_text("x")
+    for args in (["init", "-q"], ["add", "README"], ["-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "x"]):
+        subprocess.run(["git", *args], cwd=root, check=True)
+    suite = make_suite(root)
+    plain, store, _, _ = campaign(tmp_path, suite, injector=FakeInjector(control=None), methods=("lib:b",))
+    plain.run()
+    assert {role for _, role in FakeAssessAdapter.started} == {"trace", "plain", "slowed"}
+    store.close()
+    FakeAssessAdapter.started = []
+    controlled, store2, _, _ = campaign(tmp_path, suite, methods=("lib:b",))
+    result = controlled.run()
+    assert result.reused_runs == () and len(result.baseline_runs) == 3
+    roles = {role for _, role in FakeAssessAdapter.started}
+    assert roles == {"trace", "control", "slowed"}, FakeAssessAdapter.started
+    first_slowed = [role for _, role in FakeAssessAdapter.started].index("slowed")
+    rounds = FakeAssessAdapter.started[first_slowed:]
+    # the rounds' fresh baseline forks, between the slowed ones, ran the control too
+    assert {role for _, role in rounds} == {"slowed", "control"}, rounds
+    for run_id in result.baseline_runs:
+        assert store2.load_run(run_id).meta.config["suites"]["lib"]["control"] == "fake control"
+    store2.close()
+    again, store3, _, _ = campaign(tmp_path, suite, methods=("lib:b",))
+    assert again.run().reused_runs == result.baseline_runs  # the same control's runs are reused
+    store3.close()
+
+
 def test_dirty_or_unknown_commits_are_never_reused(tmp_path):
     suite = make_suite(tmp_path)  # not a git repository: commit unknown
     first, store, _, _ = campaign(tmp_path, suite, methods=("lib:b",))
@@ -168,6 +201,18 @@ def test_dirty_or_unknown_commits_are_never_reused(tmp_path):
     second, store2, _, _ = campaign(tmp_path, suite, methods=("lib:b",))
     assert second.run().reused_runs == ()
     assert len(store2.list_runs()) == 6
+
+
+def test_named_methods_are_reached_through_the_every_method_trace_and_discovery_through_the_public_one(tmp_path):
+    """A named method may be package-private hot code (issue #16), which only the every-method trace sees; K′ found
+    by tracing is the public API, as the study defines it."""
+    named, *_ = campaign(tmp_path / "named", make_suite(tmp_path / "named"), methods=("lib:b",), rule="study")
+    named.run()
+    discovered, *_ = campaign(tmp_path / "found", make_suite(tmp_path / "found"), methods=(), discover="benchmarks",
+                              rule="study", top=2)
+    result = discovered.run()
+    assert named.injector.traced_every_method == [True] and discovered.injector.traced_every_method == [False]
+    assert result.methods_source == "benchmarks" and len(result.methods) == 2
 
 
 def test_an_unknown_method_is_reported_not_silently_uncovered(tmp_path):

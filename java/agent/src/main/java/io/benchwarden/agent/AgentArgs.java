@@ -19,6 +19,9 @@ import java.util.Map;
  *   [;report=FILE]}:
  *   a call tree of the methods of {@code packages} under each call of the root method (any parameters), with
  *   calls, inclusive and self time per node ({@code benchwarden compare --explain}, see {@link Profiler})</li>
+ *   <li>{@code mode=control[;report=FILE]}: everything the slowdown mode does at start-up (calibration, a class
+ *   transformer seeing every class load) but no method instrumented: the JVMs of {@code assess}'s baselines, so
+ *   that baseline and slowed JVMs differ by the injection only (docs/assess.md, "A/A control")</li>
  * </ul>
  *
  * {@code ;} separates pairs because {@code ,} occurs inside parameter lists. Unknown keys are an error, so a
@@ -29,6 +32,7 @@ final class AgentArgs {
     static final String SLOWDOWN = "slowdown";
     static final String TRACE = "trace";
     static final String PROFILE = "profile";
+    static final String CONTROL = "control";
     private static final List<String> KEYS = List.of("mode", "method", "factor", "packages", "exclude", "out", "report",
             "methods", "root", "skip");
 
@@ -81,8 +85,21 @@ final class AgentArgs {
             if (packages.isEmpty()) {
                 throw new IllegalArgumentException("packages: expected at least one package name");
             }
+        } else if (CONTROL.equals(mode)) {
+            for (String key : values.keySet()) {
+                if (!key.equals("mode") && !key.equals("report")) {
+                    throw new IllegalArgumentException("mode=control takes no '" + key + "' (only report)");
+                }
+            }
+            method = null;
+            factor = 0.0;
+            packages = Collections.emptyList();
+            exclude = Collections.emptyList();
+            out = null;
+            everyMethod = false;
         } else {
-            throw new IllegalArgumentException("mode: expected 'slowdown', 'trace' or 'profile', got '" + mode + "'");
+            throw new IllegalArgumentException("mode: expected 'slowdown', 'trace', 'profile' or 'control', got '"
+                    + mode + "'");
         }
     }
 

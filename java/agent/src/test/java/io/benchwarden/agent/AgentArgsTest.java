@@ -52,6 +52,15 @@ class AgentArgsTest {
     }
 
     @Test
+    void parsesControlModeWhichTakesNothingButAReport() {
+        AgentArgs args = AgentArgs.parse("mode=control;report=/tmp/r.jsonl");
+        assertEquals("control", args.mode);
+        assertEquals("/tmp/r.jsonl", args.report);
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> AgentArgs.parse("mode=control;method=a.B#m();factor=0.5")).getMessage().contains("control"));
+    }
+
+    @Test
     void rejectsBadInputWithClearMessages() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> AgentArgs.parse("mode=slowdown;method=a.B#m;factor=-1"))
                 .getMessage().contains("factor"));
