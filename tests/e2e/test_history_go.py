@@ -3,7 +3,7 @@
 The test builds the history itself: the example as commit 0, eleven more commits that edit the README, and at
 commit 6 the slow tokenizer switched on in the code (``chooseTokenizer(os.Getenv("WORDSTAT_SLOW") + "large")``,
 2-3x slower on ``BenchmarkTokenize[size=1000]``).  Measured either by a real `benchwarden run` after each commit
-or afterwards by `backfill` in cached worktrees (one benchmark, 2 forks of 2 iterations), `history` must place the
+or afterwards by `backfill` in cached worktrees (one benchmark, 1 fork of 2 iterations), `history` must place the
 change point in ``commit 5..commit 6``, the largest change with p < 0.001.
 
 All in instruction counts (docs/metrics.md): these tests check the pipeline (commits measured, series built,
@@ -40,7 +40,9 @@ FAST = 'var tokenizer = chooseTokenizer(os.Getenv("WORDSTAT_SLOW"))'
 VARIANT = 'var tokenizer = chooseTokenizer(os.Getenv("WORDSTAT_SLOW") + "{name}")'
 COMMITS, SWITCH = 12, 6
 FILTER = r"^BenchmarkTokenize\[size=1000\]$"
-SHORT = ("--forks", "2", "--iterations", "2")  # instruction counts: two-point, exact, no warmup
+# instruction counts: exact, no warmup; one fork per commit (history's unit is the run: docs/history.md), two
+# iterations (the metric's least)
+SHORT = ("--forks", "1", "--iterations", "2")
 GIT_ENV = {"GIT_AUTHOR_NAME": "bw", "GIT_AUTHOR_EMAIL": "bw@example.org", "GIT_COMMITTER_NAME": "bw",
            "GIT_COMMITTER_EMAIL": "bw@example.org"}
 
@@ -83,6 +85,14 @@ def build_history(root: Path, measure=None, *, steps=None, metric: str = "instru
         if measure is not None:
             measure()
     return shas
+
+
+def quick_compare(config: Path, min_pairs: int | None = 2) -> None:
+    """`history --confirm` and `bisect` measure with compare's session and the config's settings: 2 iterations
+    (the metric's least) and, unless None, 2 pairs at least (the exact rule settles a change in counts there,
+    docs/metrics.md), not the example's 5 iterations under valgrind."""
+    text = config.read_text().replace("iterations = 5 ", "iterations = 2 ")
+    config.write_text(text + (f"\n[compare]\nmin_forks = {min_pairs}\n" if min_pairs else ""))
 
 
 def the_slowdown(config: str, shas: list[str], measured: list[str]) -> dict:
@@ -161,9 +171,9 @@ def test_a_ten_percent_change_partly_undone_is_found_twice_in_instruction_counts
     root = tmp_path / "wordstat"
     config = str(root / "benchwarden.toml")
     shas = build_history(root, steps={6: "medium", 10: "small"}, metric="instructions", commits=14)
+    quick_compare(Path(config))
     started = time.monotonic()
-    code, out, err = bw("backfill", f"{shas[0]}..main", "--config", config, "--filter", FILTER, "--forks", "2",
-                        "--iterations", "2", "--quiet")
+    code, out, err = bw("backfill", f"{shas[0]}..main", "--config", config, "--filter", FILTER, *SHORT, "--quiet")
     assert code == 0, err
     measuring_s = time.monotonic() - started
     code, out, err = bw("history", "--config", config, "--json")
@@ -197,8 +207,7 @@ def test_bisect_finds_the_commit_in_log2_n_plus_2_sound_comparisons(tmp_path, mo
     root = tmp_path / "wordstat"
     config = root / "benchwarden.toml"
     shas = build_history(root, steps={6: "medium", 10: "small"}, metric="instructions", commits=14)
-    text = config.read_text().replace("iterations = 5 ", "iterations = 2 ")
-    config.write_text(text + "\n[compare]\nmin_forks = 2\n")
+    quick_compare(config)
     started = time.monotonic()
     code, out, err = bw("bisect", shas[0], shas[-1], "--benchmark", BENCHMARK, "--config", str(config), "--quiet")
     assert code == 0, err
@@ -224,7 +233,8 @@ def test_confirm_refutes_a_change_point_that_the_code_did_not_make(tmp_path, mon
     root = tmp_path / "wordstat"
     config = str(root / "benchwarden.toml")
     shas = build_history(root, steps={}, metric="instructions", commits=7)
-    quick = ("--config", config, "--filter", FILTER, "--forks", "2", "--iterations", "2", "--quiet")
+    quick_compare(Path(config), min_pairs=None)  # "unchanged" within ±3 % takes compare's usual pairs
+    quick = ("--config", config, "--filter", FILTER, *SHORT, "--quiet")
     code, out, err = bw("backfill", f"{shas[0]}..{shas[3]}", *quick)
     assert code == 0, err
     monkeypatch.setenv("WORDSTAT_SLOW", "medium")
