@@ -29,8 +29,8 @@ REPO = Path(__file__).resolve().parents[2]
 JMH_TOML = """
 [defaults]
 iteration_time = "100ms"
-warmup = { min = 10, max = 10 }   # 1 s: the JIT needs a few iterations, and a slowed method warms up slower
-iterations = 6
+warmup = { min = 6, max = 6 }     # 0.6 s: the JIT needs a few iterations, and a slowed method warms up slower
+iterations = 5
 forks = { min = 2, max = 2 }      # two JVMs per run: under load (average 6) one disturbed JVM per repetition
                                   # once measured a 4x slowdown as +87 %, under the study's v/2 = 150 %
 timeout = "2m"
