@@ -185,7 +185,7 @@ class Campaign:
         t0 = self.monotonic()
         methods_given = list(self.options.methods)
         # the baselines run as the A/A control of the slowed variants: the helper loaded, nothing slowed
-        control = self.injector.control(self.suite, self.workdir / "control")
+        control = self.injector.control(self.suite)
         self.control = control.label
         plan = self._plan(control.suite, self.options.cli_filter)
         keys = [p.benchmark.id.key for p in plan.benchmarks]

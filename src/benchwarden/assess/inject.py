@@ -91,7 +91,7 @@ class Injector(Protocol):
 
     def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]: ...
 
-    def control(self, suite: Suite, workdir: Path) -> Control:
+    def control(self, suite: Suite) -> Control:
         """The suite as its baselines run: the helper loaded as in a slowed variant, nothing slowed (an A/A
         control, docs/assess.md).  Where nothing is loaded at run time (Go's variants are compiled copies, Python's
         hook wraps the one target), the suite itself, with ``label`` None."""
@@ -237,7 +237,7 @@ class JmhInjector:
                 packages.add(package)
         return sorted(p for p in packages - bench_packages if not any(p.startswith(b + ".") for b in bench_packages))
 
-    def control(self, suite: Suite, workdir: Path) -> Control:
+    def control(self, suite: Suite) -> Control:
         """The agent in ``mode=control``: its start-up and a class transformer, no method instrumented.  The build is
         kept: the baselines run first and build the artifact."""
         jar = _no_spaces(self._jar(), "agent jar")
@@ -367,7 +367,7 @@ class GoInjector:
     def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]:
         return ["all"]
 
-    def control(self, suite: Suite, workdir: Path) -> Control:
+    def control(self, suite: Suite) -> Control:
         return Control(suite)
 
     def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path) -> Variant:
@@ -434,7 +434,7 @@ class PythonInjector:
                     found.add(name)
         return sorted(found)
 
-    def control(self, suite: Suite, workdir: Path) -> Control:
+    def control(self, suite: Suite) -> Control:
         return Control(suite)
 
     def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path) -> Variant:

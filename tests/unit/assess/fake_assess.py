@@ -89,7 +89,7 @@ class FakeInjector:
     def default_packages(self, suite, benchmarks):
         return ["lib"]
 
-    def control(self, suite, workdir):
+    def control(self, suite):
         """As the agent's control: something loaded beside the suite (``FAKE_CONTROL``), nothing slowed; with
         ``control=None``, the plain suite (as Go and Python)."""
         if self.control_label is None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from benchwarden.errors import ForkFailed
 from benchwarden.model import ForkStatus
 from benchwarden.runner.placement import Placement
 from benchwarden.store import open_store
+from tests.support.git import commit_all
 from tests.unit.assess.fake_assess import FakeAssessAdapter, FakeInjector
 
 
@@ -25,6 +25,15 @@ def _fresh_seeds():
     sees does not depend on which tests ran before it."""
     FakeAssessAdapter.forks = 0
     FakeAssessAdapter.started = []
+
+
+def committed_repo(tmp_path: Path) -> Path:
+    """A clean git repository with one commit: stored runs of its commit can be reused."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "README").write_text("x")
+    commit_all(root)
+    return root
 
 
 def make_suite(root: Path) -> Suite:
@@ -137,12 +146,7 @@ def test_a_fixed_sample_measures_every_pair_to_the_end_and_agrees_on_the_clear_c
 
 
 def test_stored_runs_of_the_same_clean_commit_are_reused(tmp_path):
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "README").write_text("x")
-    for args in (["init", "-q"], ["add", "README"], ["-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "x"]):
-        subprocess.run(["git", *args], cwd=root, check=True)
-    suite = make_suite(root)
+    suite = make_suite(committed_repo(tmp_path))
     first, store, _, _ = campaign(tmp_path, suite, methods=("lib:b",))
     one = first.run()
     assert one.reused_runs == () and len(one.baseline_runs) == 3
@@ -165,14 +169,9 @@ def test_baselines_run_as_the_control_of_the_slowed_variants_and_reuse_only_runs
     """An A/A control: every baseline fork, of the baseline runs and the fresh ones of each round, runs with what
     the slowed forks load (the agent with nothing instrumented), and never slowed; the trace forks run plain. A
     plain stored run of the same commit is not the control's baseline, and the other way round."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "README").write_text("x")
-    for args in (["init", "-q"], ["add", "README"], ["-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "x"]):
-        subprocess.run(["git", *args], cwd=root, check=True)
-    suite = make_suite(root)
+    suite = make_suite(committed_repo(tmp_path))
     plain, store, _, _ = campaign(tmp_path, suite, injector=FakeInjector(control=None), methods=("lib:b",))
-    plain.run()
+    plain_runs = plain.run().baseline_runs
     assert {role for _, role in FakeAssessAdapter.started} == {"trace", "plain", "slowed"}
     store.close()
     FakeAssessAdapter.started = []
@@ -191,6 +190,9 @@ def test_baselines_run_as_the_control_of_the_slowed_variants_and_reuse_only_runs
     again, store3, _, _ = campaign(tmp_path, suite, methods=("lib:b",))
     assert again.run().reused_runs == result.baseline_runs  # the same control's runs are reused
     store3.close()
+    plain_again, store4, _, _ = campaign(tmp_path, suite, injector=FakeInjector(control=None), methods=("lib:b",))
+    assert plain_again.run().reused_runs == plain_runs  # and a plain campaign reuses the plain runs, not the control's
+    store4.close()
 
 
 def test_dirty_or_unknown_commits_are_never_reused(tmp_path):
