@@ -165,8 +165,8 @@ def explain_rank(config: Path, workload: str, method: str, v: float, pairs: int,
 
 
 def table(rows: list[dict]) -> str:
-    """Counts per size over the methods something reaches; a method nothing reaches (the tracer follows public
-    methods only) is never slowed, so it is listed below the table, not counted as an injection."""
+    """Counts per size over the methods something reaches; a method nothing reaches (no traced workload calls it)
+    is never slowed, so it is listed below the table, not counted as an injection."""
     unreached = sorted({r["method"] for r in rows if not r["measured"]})
     rows = [r for r in rows if r["measured"]]
     out = ["| v (of the method's own time) | injections | ns per call | reached by JMH / tests | found by JMH | "
