@@ -135,9 +135,10 @@ metric = "cpu"
 
 [assess]
 runs = 2
-# 8, not the default 5: BenchmarkCountWordsHash's forks usually spread ~10 % (decided at 2 slowed forks), but
-# a quiet CI run measured ~22 % and ended undecided at 5 (+29 %, interval 0.99-1.75); 8 resolves +45 % at that
-max_forks = 8
+# the default 5 slowed forks at most. 8 was tried after a quiet CI run ended BenchmarkCountWordsHash undecided at
+# 5 (forks spread ~22 % that time, ~10 % usually; +29 %, interval 0.99-1.75), but at 8 BenchmarkNoisy's MDC can
+# fall under v = 50 % and it was detected (1.88x, interval 1.004-3.14, a real slowdown seen by luck): the noisy
+# benchmark's "not detectable at this budget" is a claim about a budget of 5
 methods = ["example.com/wordstat.CountWordsHash", "example.com/wordstat.CapitalizeWords"]
 """
 
@@ -269,7 +270,7 @@ def test_assess_go_example_with_the_compare_rule(tmp_path):
     # time, so a preemption inside a call lengthens its wait: a CI run beside other work measured +71 % for
     # the 50 % injected; injection precision is measured in benchmarks/injection_precision.py, not here)
     assert stable["outcome"] in ("detected", "overshot") and stable["interval"][0] > 1.0, detail
-    assert 2 <= stable["slowed_forks"] <= 8 and stable["base_forks"] == 4 + stable["slowed_forks"]
+    assert 2 <= stable["slowed_forks"] <= 5 and stable["base_forks"] == 4 + stable["slowed_forks"]
     # not detectable at this budget: usually its baseline forks alone show it (screened out, never slowed); with
     # only 4 baseline forks the screen, lenient by design (its spread at the 80 % lower bound), lets it through
     # now and then, and the futility stop ends it at a look before the budget: usually the first, at 2 slowed forks
