@@ -161,13 +161,21 @@ def assess(tmp_path: Path, example: str, toml: str, *extra: str) -> tuple[dict, 
         shutil.copytree(REPO / "examples" / name, tmp_path / name,
                         ignore=shutil.ignore_patterns(".benchwarden", "target", "__pycache__"))
     (copy / "benchwarden.toml").write_text(toml, encoding="utf-8")
+    return assess_again(tmp_path, example, "", *extra), tmp_path
+
+
+def assess_again(tmp_path: Path, example: str, tag: str, *extra: str) -> dict:
+    """`assess` on the copy :func:`assess` made (its store too: stored baseline runs are reused); ``tag`` names
+    this assessment's stubs folder and HTML page."""
+    copy = tmp_path / example
     out, err = io.StringIO(), io.StringIO()
-    status = main(["assess", "--config", str(copy / "benchwarden.toml"), "--json", "--stubs", str(tmp_path / "stubs"),
-                   "--html", str(tmp_path / "assess.html"), *extra], stdout=out, stderr=err)
+    status = main(["assess", "--config", str(copy / "benchwarden.toml"), "--json",
+                   "--stubs", str(tmp_path / f"stubs{tag}"), "--html", str(tmp_path / f"assess{tag}.html"), *extra],
+                  stdout=out, stderr=err)
     assert status == 0, err.getvalue()
     doc = json.loads(out.getvalue())
     assert doc["v"] == 1 and len(doc["suites"]) == 1
-    return doc["suites"][0], tmp_path
+    return doc["suites"][0]
 
 
 def coverage(suite: dict) -> dict[str, bool]:
@@ -264,8 +272,23 @@ def test_assess_go_example_with_the_compare_rule(tmp_path):
     suite, tmp = assess(tmp_path, "go", GO_COMPARE_TOML, "--slowdown", "50%")
     assert suite["rule"] == "compare" and suite["slowdown"] == {"v": 0.5, "source": "--slowdown"}
     detail = json.dumps({"detections": suite["detections"], "warnings": suite["warnings"]}, indent=1)
-    cells = {d["benchmark"]: d for d in suite["detections"] if d["method"] == "example.com/wordstat.CountWordsHash"}
-    stable, noisy = cells["BenchmarkCountWordsHash"], cells["BenchmarkNoisy"]
+
+    def cells(suite: dict) -> dict[str, dict]:
+        return {d["benchmark"]: d for d in suite["detections"] if d["method"] == "example.com/wordstat.CountWordsHash"}
+
+    stable, noisy = cells(suite)["BenchmarkCountWordsHash"], cells(suite)["BenchmarkNoisy"]
+    first = suite
+    if stable["outcome"] == "undecided" and stable.get("slowed_forks") == 5:
+        # Rare, and a sound answer: in one quiet CI run in about fifteen this pair's forks spread ~22 % instead of
+        # ~10 % and it measured +29 % (interval 0.99-1.75) at the budget of 5 slowed forks. A budget large enough
+        # to make that impossible lets BenchmarkNoisy (which spends its time in CountWordsHash too) be detected by
+        # luck (at 8 it was once), which breaks the other half of this test. So the claim is "detected in one
+        # assessment, or else in the next": a second one reuses the stored baseline runs and draws fresh slowed
+        # and baseline forks; two undecided in a row would be a real loss of sensitivity.
+        suite = assess_again(tmp_path, "go", "-again", "--slowdown", "50%")
+        detail = json.dumps({"first": first["detections"], "again": suite["detections"],
+                             "warnings": suite["warnings"]}, indent=1)
+        stable = cells(suite)["BenchmarkCountWordsHash"]
     # noticed: detected, or on a contended machine "overshot" (the busy wait follows the method's wall-clock
     # time, so a preemption inside a call lengthens its wait: a CI run beside other work measured +71 % for
     # the 50 % injected; injection precision is measured in benchmarks/injection_precision.py, not here)
