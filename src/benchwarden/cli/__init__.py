@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "history": ("history", "history_command", "Series per benchmark and machine in commit order, with change points."),
     "bisect": ("bisect", "bisect_command", "Find the first commit of GOOD..BAD that made a benchmark slower."),
     "compare": ("compare", "compare_command", "Compare two versions: faster, slower, unchanged or inconclusive."),
+    "explain": ("explain", "explain_command", "Explain a stored comparison: the methods where the time changed."),
     "affected": ("affected", "affected_command", "Which benchmarks a change affects: those calling a changed method."),
     "check": ("check", "check_command", "Check performance assertions (Stochastic Performance Logic)."),
     "assess": ("assess", "assess_command", "Assess the suite: variability and API benchmarking score."),

@@ -159,9 +159,9 @@ def compare_command(inv: Invocation, base, candidate, affected, explain, explain
                 suites, not_affected = _affected_only(inv, config, suites, base, candidate)
             if not suites:  # nothing affected: nothing to measure, and the outputs say so
                 comparison = _nothing_affected(base, candidate, settings, not_affected)
-                report_path = html_path or _default_report_path(config, comparison)
-                _write_outputs(comparison, markdown_path, junit_path, report_path)
-                _print(inv, comparison, report_path)
+                report_path = html_path or default_report_path(config, comparison)
+                write_outputs(comparison, markdown_path, junit_path, report_path)
+                print_comparison(inv, comparison, report_path)
                 return ExitStatus.OK
             if explain:
                 _check_explainable(inv, suites, cluster, config)
@@ -189,9 +189,9 @@ def compare_command(inv: Invocation, base, candidate, affected, explain, explain
             comparison = replace(comparison, not_affected=not_affected)
     finally:
         store.close()
-    report_path = html_path or _default_report_path(config, comparison)
-    _write_outputs(comparison, markdown_path, junit_path, report_path)
-    _print(inv, comparison, report_path)
+    report_path = html_path or default_report_path(config, comparison)
+    write_outputs(comparison, markdown_path, junit_path, report_path)
+    print_comparison(inv, comparison, report_path)
     return {"pass": ExitStatus.OK, "regression": ExitStatus.REGRESSION, "error": ExitStatus.ERROR}[comparison.gate]
 
 
@@ -307,16 +307,17 @@ def _compare_history(inv: Invocation, store, run_ref: str | None, settings: Comp
     return compare_against_history(store, run_id, settings, lambda name: name in selected, repo)
 
 
-def _default_report_path(config: Config | None, comparison: Comparison) -> Path:
+def default_report_path(config: Config | None, comparison: Comparison, command: str = "compare") -> Path:
+    """``.benchwarden/reports/<command>-<base run>-<candidate run>.html`` beside the config (or here)."""
     root = config.root if config is not None else Path.cwd()
     if comparison.base.run_id is None and comparison.candidate.run_id is None:  # nothing was measured
         ids = f"not-affected-{int(comparison.created_at)}"
     else:
         ids = f"{comparison.base.run_id or comparison.source}-{comparison.candidate.run_id}"
-    return root / ".benchwarden" / "reports" / f"compare-{ids}.html"
+    return root / ".benchwarden" / "reports" / f"{command}-{ids}.html"
 
 
-def _write_outputs(comparison: Comparison, markdown_path: Path | None, junit_path: Path | None,
+def write_outputs(comparison: Comparison, markdown_path: Path | None, junit_path: Path | None,
                    html_path: Path) -> None:
     from benchwarden.report.html import comparison_html
     from benchwarden.report.junit_compare import comparison_junit
@@ -333,7 +334,7 @@ def _write_outputs(comparison: Comparison, markdown_path: Path | None, junit_pat
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-def _print(inv: Invocation, c: Comparison, report_path: Path) -> None:
+def print_comparison(inv: Invocation, c: Comparison, report_path: Path) -> None:
     from benchwarden.report.comparison_table import comparison_table, machine_line
     from benchwarden.report.explain_table import explanation_summary, explanation_table
     from benchwarden.report.json_export import comparison_to_dict

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
-from benchwarden.config import Suite
+from benchwarden.config import RunSettings, Suite
 from benchwarden.environment import git_state
 from benchwarden.errors import UsageError
 from benchwarden.revisions import WORKTREE, suite_for_revision
@@ -94,21 +94,81 @@ def from_artifacts(suites: Sequence[Suite], base_path: Path, candidate_path: Pat
     if suite.kind not in ("jmh", "go"):
         raise UsageError(f"--artifacts needs a jmh suite (jars) or a go suite (test binaries); "
                          f"suite '{suite.name}' is of kind '{suite.kind}'")
-    sides = []
-    for role, path in (("base", base_path), ("candidate", candidate_path)):
-        path = path.expanduser().resolve()
-        if not path.is_file():
-            raise UsageError(f"--artifacts: {role} artifact {path} does not exist or is not a file")
-        description = {"kind": "artifact", "path": str(path)}
-        if suite.kind == "jmh":
-            ctx = replace(suite.context, artifact=str(path), build=None)
-            sides.append(Side(role, path.name, (replace(suite, context=ctx),), description=description))
-        else:
-            sides.append(Side(role, path.name, (suite,), description=description,
-                              spec_overrides={GO_BINARY_SPEC_KEY: str(path)}))
+    sides = [_artifact_side(role, suite, path, "--artifacts")
+             for role, path in (("base", base_path), ("candidate", candidate_path))]
     if sides[0].label == sides[1].label:
         sides = [replace(s, label=str(Path(str(s.description["path"])))) for s in sides]
     return Sources("artifacts", sides[0], sides[1])
+
+
+def _artifact_side(role: str, suite: Suite, path: Path, origin: str) -> Side:
+    path = path.expanduser().resolve()
+    if not path.is_file():
+        raise UsageError(f"{origin}: {role} artifact {path} does not exist or is not a file")
+    description = {"kind": "artifact", "path": str(path)}
+    if suite.kind == "jmh":
+        ctx = replace(suite.context, artifact=str(path), build=None)
+        return Side(role, path.name, (replace(suite, context=ctx),), description=description)
+    return Side(role, path.name, (suite,), description=description, spec_overrides={GO_BINARY_SPEC_KEY: str(path)})
+
+
+def from_session(suites: Sequence[Suite], repo: Path, kind: str, recorded: Mapping[str, Mapping[str, Any]]) -> Sources:
+    """The two sides a stored comparison measured, prepared to run again (``benchwarden explain``).
+
+    ``recorded`` maps each role to what its run recorded (:mod:`.session`): ``label``, ``side`` (the
+    description built here: a revision's commit, an artifact's path, a variant) and ``suites`` (per suite
+    name its ``settings``, ``env`` and ``jvm_args`` as run, variants included). ``suites`` are the configured
+    suites of those names; each is run with the recorded settings, environment and JVM arguments, at the
+    recorded commit (not the ref, which may have moved). A working tree recorded dirty is taken as it is
+    now, if its commit is still the recorded one. Raises UsageError when a side cannot be had again.
+    """
+    sides = []
+    for role in ("base", "candidate"):
+        description = recorded[role]["side"]
+        side_kind = description.get("kind")
+        if side_kind == "revision":
+            commit = description.get("commit")
+            if commit is None or (description.get("ref") == WORKTREE and description.get("dirty")):
+                side = working_tree_side(role, suites, repo)
+                if side.commit != commit:
+                    raise UsageError(f"the {role} was the working tree at {_short(commit)}; the working tree is at "
+                                     f"{_short(side.commit)} now, so that version cannot be measured again")
+            else:
+                side = _revision_side(role, suites, repo, str(commit))
+        elif side_kind == "artifact" and len(suites) == 1:
+            side = _artifact_side(role, suites[0], Path(str(description.get("path"))), f"the stored {role}")
+        else:
+            raise UsageError(f"the stored {role} side ({side_kind or 'not recorded'}) cannot be measured again")
+        sides.append(_as_recorded(side, recorded[role]))
+    base, candidate = sides
+    refs = [str(s.description.get("ref")) for s in sides]
+    if all(s.description.get("kind") == "revision" for s in sides) and base.commit == candidate.commit and \
+            (refs[0] == WORKTREE) == (refs[1] == WORKTREE):
+        candidate = replace(candidate, build_shared_with_base=True)  # one build of identical files, as compare did
+    return Sources(kind, base, candidate)
+
+
+def _as_recorded(side: Side, recorded: Mapping[str, Any]) -> Side:
+    """``side`` with each suite's recorded settings, environment and JVM arguments (variants included), and the
+    recorded label and description."""
+    rooted = []
+    for suite in side.suites:
+        entry = recorded["suites"].get(suite.name)
+        if not isinstance(entry, Mapping):
+            raise UsageError(f"the stored runs recorded no settings for suite '{suite.name}'")
+        context = replace(suite.context, env={str(k): str(v) for k, v in dict(entry.get("env") or {}).items()},
+                          jvm_args=tuple(str(a) for a in entry.get("jvm_args") or ()))
+        try:
+            settings = RunSettings.from_dict(entry.get("settings") or {})
+        except ValueError as exc:
+            raise UsageError(f"suite '{suite.name}': the stored runs recorded unusable settings: {exc}") from None
+        rooted.append(replace(suite, settings=settings, context=context))
+    return replace(side, suites=tuple(rooted), label=str(recorded.get("label") or side.label),
+                   description={**side.description, **recorded["side"]})
+
+
+def _short(commit: object) -> str:
+    return str(commit)[:10] if commit else "no commit"
 
 
 def parse_env_assignments(items: Iterable[str], option: str) -> dict[str, str]:

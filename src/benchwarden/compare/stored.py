@@ -19,6 +19,7 @@ from benchwarden.compare.schedule import BIASED_SIDE_BY_SIDE, SIDE_BY_SIDE_WARNI
 from benchwarden.compare.sequential import SequentialDesign
 from benchwarden.compare.settings import CompareSettings
 from benchwarden.compare.verdict import Verdict
+from benchwarden.errors import StoreError, UsageError
 from benchwarden.model import BenchmarkResult, BenchmarkStatus, RunData, StopDecision
 
 
@@ -143,3 +144,35 @@ def _side(run: RunData, role: str) -> SideInfo:
         label += f" ({run.meta.label})"
     return SideInfo(role=role, label=label, commit=run.meta.commit, run_id=run.id,
                     description={"kind": "run", **({"side": dict(meta.get("side", {}))} if meta else {})})
+
+
+def session_runs(store, run_id: int) -> tuple[int, int]:
+    """(base, candidate) run ids of the comparison that stored run ``run_id``: a session creates one round's two runs
+    one after the other, base first (:mod:`.session`), so the other run is the next or the previous id, of the same
+    session and round. UsageError when ``run_id`` was not stored by ``compare`` or its other run is gone."""
+    meta = _compare_meta(store.load_run(run_id))
+    if meta is None:
+        raise UsageError(f"run {run_id} was not stored by compare: give a run of a comparison (`benchwarden runs` "
+                         "lists them as 'compare base' and 'compare candidate')")
+    role = meta.get("role")
+    other_id = run_id + 1 if role == "base" else run_id - 1
+    try:
+        other = _compare_meta(store.load_run(other_id)) if other_id > 0 else None
+    except StoreError:
+        other = None
+    if other is None or other.get("session") != meta.get("session") or other.get("round") != meta.get("round") \
+            or other.get("role") == role:
+        raise UsageError(f"run {run_id} is the {role} of a comparison whose other run is not in the store any more")
+    return (run_id, other_id) if role == "base" else (other_id, run_id)
+
+
+def recorded_side(run: RunData) -> Mapping[str, Any] | None:
+    """What a comparison session recorded about the version a run measured (``label``, ``side``, ``suites``: see
+    :func:`benchwarden.compare.sources.from_session`), or None for a run that ``compare`` did not store."""
+    meta = _compare_meta(run)
+    suites = run.meta.config.get("suites") if isinstance(run.meta.config, Mapping) else None
+    if meta is None or not isinstance(meta.get("side"), Mapping) or not isinstance(suites, Mapping):
+        return None
+    return {"label": meta.get("label"), "side": meta["side"], "suites": suites, "source": meta.get("source"),
+            "seed": meta.get("seed"), "session": meta.get("session"), "round": meta.get("round"),
+            "role": meta.get("role")}

@@ -111,3 +111,33 @@ def test_usage_errors_exit_2_with_a_message(project, argv, message):
     status, _, err = _run(*argv)
     assert status == 2
     assert message in err
+
+
+def _explain(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["explain", *argv], stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_explain_finds_a_stored_comparison_and_refuses_what_it_cannot_measure_again(project):
+    """`benchwarden explain` re-analyses a stored comparison and would profile its changed benchmarks again; the
+    fake harness has no profiler, so the runs are found and judged and the profiling is refused with exit 2
+    (profiling itself is tested on real processes in tests/e2e/test_compare_explain.py)."""
+    assert _run("--variant-env", "FAKE_FACTOR=1.0", "--seed", "2", "-q")[0] == 0  # runs 1, 2: an A/A
+    status, out, err = _explain("2")  # the candidate's base is found
+    assert status == 0, err
+    assert "runs 1 (base), 2 (candidate)" in out and "nothing to explain" in out
+    assert "explain-1-2.html" in out and "Traceback" not in err
+    assert _run("--variant-env", "FAKE_FACTOR=1.3", "--seed", "5", "-q")[0] == 1  # runs 3, 4: slower
+    for argv in ([], ["latest"], ["3"], ["3", "4"], ["latest~1", "latest"]):
+        status, _, err = _explain(*argv)
+        assert status == 2 and "explain profiles" in err and "of kind fake" in err, (argv, err)
+    assert main(["run", "--forks", "2", "-q"], stdout=io.StringIO(), stderr=io.StringIO()) == 0  # run 5: plain
+    for argv, message in ((["5"], "run 5 was not stored by compare"),
+                          (["4", "5"], "run 5 was not stored by compare"),
+                          (["2", "1"], "runs 2 and 1 are not the base and the candidate of one comparison"),
+                          (["1", "4"], "runs 1 and 4 are not the base and the candidate of one comparison"),
+                          (["1", "2", "3"], "explain takes one stored comparison"),
+                          (["9"], "run 9 not found")):
+        status, _, err = _explain(*argv)
+        assert status == 2 and message in err and "Traceback" not in err, (argv, err)

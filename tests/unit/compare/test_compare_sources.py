@@ -14,6 +14,7 @@ from benchwarden.compare.sources import (
     Sources,
     from_artifacts,
     from_revisions,
+    from_session,
     parse_env_assignments,
     with_variant,
     with_variants,
@@ -64,6 +65,84 @@ def test_variants_apply_to_the_candidate_and_share_the_base_build(tmp_path):
     assert varied.kind == "variants" and varied.candidate.build_shared_with_base
     assert varied.candidate.label == "WORKTREE + WORDSTAT_SLOW=1 -Dwordstat.slow=true"
     assert with_variants(sources) is sources
+
+
+def _recorded(sources: Sources) -> dict[str, dict]:
+    """What a comparison session records of each side (compare/session.py's run metadata)."""
+    return {side.role: {"label": side.label, "side": dict(side.description),
+                        "suites": {s.name: {"kind": s.kind, "root": str(s.context.root), "settings": s.settings.to_dict(),
+                                            "env": dict(s.context.env), "jvm_args": list(s.context.jvm_args)}
+                                   for s in side.suites}}
+            for side in (sources.base, sources.candidate)}
+
+
+def _two_commits(tmp_path: Path) -> tuple[Path, Suite]:
+    repo = tmp_path / "repo"
+    (repo / "suite").mkdir(parents=True)
+    git(repo, "init", "-q")
+    for text in ("one", "two"):
+        (repo / "suite" / "f.txt").write_text(text)
+        git(repo, "add", ".")
+        git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", text)
+    suite = _suite(repo / "suite", kind="command")
+    return repo, replace(suite, context=replace(suite.context, build=None))
+
+
+def test_a_stored_comparison_is_measured_again_at_its_commits_with_its_variant_and_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    repo, suite = _two_commits(tmp_path)
+    measured = replace(suite, settings=replace(suite.settings, iterations=7))  # e.g. compare --iterations 7
+    recorded = _recorded(with_variants(from_revisions([measured], repo, "HEAD~1", "WORKTREE"),
+                                       candidate_env={"SLOW": "1"}))
+    (repo / "suite" / "f.txt").write_text("three")  # later work: neither the ref nor the tree is the version now
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-am", "three")
+    again = from_session([suite], repo, "revisions", recorded)
+    base, candidate = again.base.suites[0], again.candidate.suites[0]
+    assert (base.context.root / "f.txt").read_text() == "one" and (candidate.context.root / "f.txt").read_text() == "two"
+    assert dict(candidate.context.env) == {"A": "1", "SLOW": "1"} and dict(base.context.env) == {"A": "1"}
+    assert base.settings.iterations == candidate.settings.iterations == 7
+    assert again.candidate.label == recorded["candidate"]["label"] and again.candidate.label.endswith("+ SLOW=1")
+    assert again.candidate.description["variant"] == {"env": {"SLOW": "1"}, "jvm_args": []}
+    assert not again.candidate.build_shared_with_base  # two commits, two builds
+
+
+def test_a_variant_of_one_commit_shares_its_build_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    repo, suite = _two_commits(tmp_path)
+    recorded = _recorded(with_variants(from_revisions([suite], repo, "HEAD", "HEAD"), candidate_env={"SLOW": "1"}))
+    again = from_session([suite], repo, "variants", recorded)
+    assert again.kind == "variants" and again.candidate.build_shared_with_base
+    assert again.base.commit == again.candidate.commit == git(repo, "rev-parse", "HEAD")
+
+
+def test_a_dirty_working_tree_is_measured_as_it_is_only_while_its_commit_is_the_recorded_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    repo, suite = _two_commits(tmp_path)
+    (repo / "suite" / "f.txt").write_text("uncommitted")
+    recorded = _recorded(from_revisions([suite], repo, "HEAD", "WORKTREE"))
+    assert recorded["candidate"]["side"]["dirty"] is True
+    again = from_session([suite], repo, "revisions", recorded)
+    assert again.candidate.suites[0].context.root == repo / "suite"  # the tree itself, as it is now
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-am", "moved on")
+    with pytest.raises(UsageError, match="the candidate was the working tree at .* cannot be measured again"):
+        from_session([suite], repo, "revisions", recorded)
+
+
+def test_a_stored_side_that_cannot_be_had_again_is_a_usage_error(tmp_path):
+    jar = tmp_path / "a.jar"
+    jar.write_bytes(b"PK")
+    recorded = _recorded(from_artifacts([_suite(tmp_path)], jar, jar))
+    assert from_session([_suite(tmp_path)], tmp_path, "artifacts", recorded).base.suites[0].context.artifact == str(jar)
+    jar.unlink()
+    with pytest.raises(UsageError, match="the stored base: base artifact .*a.jar does not exist"):
+        from_session([_suite(tmp_path)], tmp_path, "artifacts", recorded)
+    recorded["base"]["side"] = {"kind": "history"}
+    with pytest.raises(UsageError, match=r"the stored base side \(history\) cannot be measured again"):
+        from_session([_suite(tmp_path)], tmp_path, "artifacts", recorded)
+    recorded = _recorded(from_revisions([_suite(tmp_path)], tmp_path, "WORKTREE", "WORKTREE"))
+    recorded["candidate"]["suites"] = {}
+    with pytest.raises(UsageError, match="recorded no settings for suite 's'"):
+        from_session([_suite(tmp_path)], tmp_path, "revisions", recorded)
 
 
 def test_jvm_args_need_jvm_suites(tmp_path):
