@@ -41,7 +41,7 @@ def _metric_line(m: MetricComparison) -> str:
     return f"{m.name}: {m.verdict.value} ({fmt_value(m.base)} → {fmt_value(m.candidate)} {m.unit}, {fmt_rule(m)})"
 
 
-def _case(r: BenchmarkComparison, fail_on: tuple[str, ...], explanation: "Explanation | None" = None) -> JUnitCase:
+def _case(r: BenchmarkComparison, fail_on: tuple[str, ...], explanation: Explanation | None = None) -> JUnitCase:
     extra = [r.message] if r.message and r.ratio is not None else []
     failing = r.failing_metrics(fail_on)
     message = _summary(r)
