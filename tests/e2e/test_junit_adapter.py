@@ -73,7 +73,11 @@ def test_list_finds_every_test_method_disabled_ones_included(lifecycle):
     _, _, tests = lifecycle
     assert set(tests) == {f"demo.LifecycleTest#{m}" for m in
                           ("cheapBody", "printsToStandardOutput", "failsDeliberately", "disabled",
-                           "assumesTheImpossible")}
+                           "assumesTheImpossible", "repeatedCheapBody", "parameterizedCheapBody(int)",
+                           "secondInvocationFails(int)")}
+    # test templates are selected by the template's own id: their invocations exist only while they run
+    assert "[test-template:parameterizedCheapBody(int)]" in tests["demo.LifecycleTest#parameterizedCheapBody(int)"].spec[
+        "unique_id"]
     assert all(b.spec["engine"] == "junit-jupiter" and b.unit == "ns/op" for b in tests.values())
 
 
@@ -87,6 +91,29 @@ def test_only_the_body_is_timed_not_the_lifecycle_around_it(adapter, lifecycle):
         assert 0 < r.value_ns < 1_000_000, r  # well under the 6 ms of lifecycle: body only
         # ~6 ms of untimed lifecycle per execution: a 100-ms iteration holds at most ~17 of them
         assert 1 <= r.ops <= 20, r
+
+
+@pytest.mark.parametrize("name, invocations", [("repeatedCheapBody", 4), ("parameterizedCheapBody(int)", 3)])
+def test_a_test_template_is_one_operation_of_all_its_invocations_bodies_only(adapter, lifecycle, name, invocations):
+    """@RepeatedTest(4) and a @ParameterizedTest of three values: one operation runs every invocation, each inside
+    the 6 ms of lifecycle, and only the bodies are timed. Were the lifecycle timed (a template's invocations go
+    through JUnit's template interceptor, not the test-method one), an operation could not measure below
+    invocations × 6 ms."""
+    ctx, _, tests = lifecycle
+    results = list(adapter.start_fork(ctx, tests[f"demo.LifecycleTest#{name}"], plan(max_iterations=2)))
+    assert len(results) == 2
+    for r in results:
+        assert 0 < r.value_ns < 1_000_000, r  # a few microseconds of bodies, far under invocations x 6 ms
+        # ~invocations x 6 ms of untimed lifecycle per operation: a 100-ms iteration holds at most 100 / (6 x n)
+        assert 1 <= r.ops <= 100 // (6 * invocations) + 1, r
+
+
+def test_one_failing_invocation_fails_the_template(adapter, lifecycle):
+    ctx, _, tests = lifecycle
+    with pytest.raises(ForkFailed) as info:
+        list(adapter.start_fork(ctx, tests["demo.LifecycleTest#secondInvocationFails(int)"], plan()))
+    assert info.value.reason == "crashed"
+    assert "the invocation with 2" in str(info.value) + info.value.output
 
 
 def test_cpu_time_is_the_test_threads_and_wall_time_is_kept_beside_it(adapter, lifecycle):

@@ -8,9 +8,10 @@ declare it). It speaks the asv worker's line protocol (one JSON object per line)
 :class:`~benchwarden.adapters.asv.WorkerFork`:
 
 * ``list``: the JUnit Platform's discovery over ``target/test-classes``; every test method is a benchmark named
-  ``package.Class#method`` (``#method(Types)`` when overloaded), selected later by its JUnit unique id. Test
-  templates (``@ParameterizedTest``, ``@RepeatedTest``) are not listed yet: their invocations only exist while they
-  run.
+  ``package.Class#method`` (``#method(Types)`` when overloaded or parameterized), selected later by its JUnit
+  unique id. A test template (``@ParameterizedTest``, ``@RepeatedTest``) is one benchmark too, selected by the
+  template's unique id: its invocations only exist while it runs, so one operation is all of them (each with its
+  lifecycle, each body timed), and one failing invocation fails it.
 * a fork is one fresh JVM running one test: each iteration is ``R`` complete JUnit executions (a new instance,
   ``@BeforeEach``/``@AfterEach`` and the test's extensions, as JUnit runs them), ``R`` calibrated to the
   iteration time; Jupiter tests are timed by the body of the test method only, JUnit 4 tests (vintage engine) by
@@ -114,17 +115,19 @@ class JunitAdapter:
 
 
 def benchmarks_from_listing(suite: str, line: str) -> list[Benchmark]:
-    """The launcher's listing line as benchmarks (pure): one per test method, in discovery order."""
+    """The launcher's listing line as benchmarks (pure): one per test method, in discovery order, then one per test
+    template (the template's invocations are its operation)."""
     try:
         data = json.loads(line)
     except ValueError:
         raise ListingFailed(f"suite '{suite}': the JUnit launcher's listing is not JSON: {line[:200]!r}") from None
-    if data.get("v") != 1 or not isinstance(data.get("tests"), list):
+    if data.get("v") != 1 or not isinstance(data.get("tests"), list) or \
+            not isinstance(data.get("templates", []), list):
         if "error" in data:
             raise ListingFailed(f"suite '{suite}': {data['error']}\n{data.get('traceback', '')}".rstrip())
         raise ListingFailed(f"suite '{suite}': malformed listing from the JUnit launcher: {line[:200]!r}")
     benchmarks, seen = [], set()
-    for entry in data["tests"]:
+    for entry in [*data["tests"], *data.get("templates", [])]:
         if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("name", "unique_id")):
             raise ListingFailed(f"suite '{suite}': malformed test entry from the JUnit launcher: {entry!r}")
         name = entry["name"]

@@ -28,7 +28,18 @@ def test_a_method_seen_twice_counts_once_in_discovery_order():
     assert [(b.id.name, b.spec["unique_id"]) for b in found] == [("b#x", "b#x-0"), ("a#y", "a#y-1")]
 
 
+def test_a_test_template_is_one_benchmark_after_the_test_methods():
+    template = {"name": "demo.ATest#each(int)", "unique_id": "[engine:junit-jupiter]/[class:demo.ATest]/"
+                "[test-template:each(int)]", "engine": "junit-jupiter"}
+    line = json.dumps({"v": 1, "tests": [{"name": "demo.ATest#works", "unique_id": "w"}], "templates": [template]})
+    found = benchmarks_from_listing("unit", line)
+    assert [b.id.name for b in found] == ["demo.ATest#works", "demo.ATest#each(int)"]
+    assert found[1].spec["unique_id"] == template["unique_id"]  # run by the template's own id: every invocation
+
+
 @pytest.mark.parametrize("line, message", [
+    (json.dumps({"v": 1, "tests": [], "templates": "x"}), "malformed listing"),
+    (json.dumps({"v": 1, "tests": [], "templates": [{"name": "a#b"}]}), "malformed test entry"),
     ("not json", "not JSON"),
     (json.dumps({"v": 2, "tests": []}), "malformed listing"),
     (json.dumps({"v": 1, "error": "boom", "traceback": "at X"}), "boom\nat X"),

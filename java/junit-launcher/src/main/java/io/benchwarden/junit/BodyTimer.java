@@ -19,6 +19,18 @@ public final class BodyTimer implements InvocationInterceptor {
     @Override
     public void interceptTestMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> invocationContext,
                                     ExtensionContext extensionContext) throws Throwable {
+        time(invocation);
+    }
+
+    /** Each invocation of a test template ({@code @ParameterizedTest}, {@code @RepeatedTest}): its body only. */
+    @Override
+    public void interceptTestTemplateMethod(Invocation<Void> invocation,
+                                            ReflectiveInvocationContext<Method> invocationContext,
+                                            ExtensionContext extensionContext) throws Throwable {
+        time(invocation);
+    }
+
+    private static void time(Invocation<Void> invocation) throws Throwable {
         if (!Timings.active) {
             invocation.proceed();
             return;

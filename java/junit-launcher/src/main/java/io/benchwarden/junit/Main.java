@@ -39,7 +39,9 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * {@code @AfterEach}, its extensions), {@code R} calibrated so that an iteration's executions take about
  * {@code ITERATION_NS} of wall time (or given). Jupiter tests are timed by {@link BodyTimer}: the method's body only.
  * Tests of other engines (JUnit 4 through the vintage engine) have no such hook: their time is the engine's whole
- * execution of the test, {@code @Before}/{@code @After} included ({@code "timed":"execution"}).
+ * execution of the test, {@code @Before}/{@code @After} included ({@code "timed":"execution"}). A test template
+ * ({@code @ParameterizedTest}, {@code @RepeatedTest}), selected by its own unique id, is one operation made of all
+ * its invocations, each with its lifecycle; its bodies are timed the same way (all of them, or the executions).
  */
 public final class Main {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -111,6 +113,8 @@ public final class Main {
     /** Records how the selected test ended, and its execution time when no body timer saw it. */
     static final class Outcome implements TestExecutionListener {
         int tests;
+        /** Tests the last execution ran: 1 for a test method, every invocation for a test template. */
+        int lastInvocations;
         Throwable failure;
         String skipped;
         long executionWall;
@@ -164,9 +168,10 @@ public final class Main {
         }
         if (outcome.tests == before) {
             out.println("{\"v\":1,\"error\":" + Json.str("no test ran for the selector: it names no test of this "
-                    + "classpath (renamed, or a test template whose invocations are not selectable)") + "}");
+                    + "classpath (renamed or removed), or a test template with no invocation") + "}");
             return false;
         }
+        outcome.lastInvocations = outcome.tests - before;
         return true;
     }
 
@@ -208,7 +213,7 @@ public final class Main {
                     return outcome.failure != null || outcome.skipped == null ? 1 : 0;
                 }
             }
-            boolean body = Timings.bodies == repetitions;
+            boolean body = Timings.bodies == (long) repetitions * outcome.lastInvocations;  // every body seen
             long wall = body ? Timings.wallNanos : outcome.executionWall - wall0;
             long cpu = body ? Timings.cpuNanos : outcome.executionCpu - cpu0;
             out.println("{\"v\":1,\"iteration\":" + k + ",\"ns_per_op\":" + ((double) Math.max(wall, 1) / repetitions)

@@ -7,7 +7,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class LifecycleTest {
     static int befores;
@@ -40,6 +43,26 @@ class LifecycleTest {
         System.out.print("no line break, then ");
         System.out.println("{\"v\":1,\"error\":\"a test's print that looks like the protocol\"}");
         assertEquals(3, Sums.sum(new int[] {1, 2}));
+    }
+
+    /** A test template: one operation is its four repetitions, each inside the 6 ms of lifecycle. */
+    @RepeatedTest(4)
+    void repeatedCheapBody() {
+        assertEquals(2997, Sums.sum(data));
+    }
+
+    /** A parameterized template: one operation is its three invocations, each inside the lifecycle. */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3})
+    void parameterizedCheapBody(int factor) {
+        assertEquals(2997 * factor, factor * Sums.sum(data));
+    }
+
+    /** A template whose second invocation fails: the whole operation fails. */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void secondInvocationFails(int value) {
+        assertEquals(1, value, "the invocation with " + value);
     }
 
     @Test
