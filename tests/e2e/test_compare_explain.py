@@ -2,7 +2,8 @@
 
 Python (the asv worker's profile hook): a real code change between two commits, an implementation swapped by
 WORDSTAT_SLOW, a slowdown injected into one function. JMH and JUnit (the Java agent's profile mode, on the benchmark
-JVM and on the test JVM): the tokenizer's implementation swapped by -Dwordstat.slow=true.
+JVM and on the test JVM): the tokenizer's implementation swapped by -Dwordstat.slow=true. Go (the test binary's
+sampling CPU profiler): the tokenizer swapped by WORDSTAT_SLOW=large.
 
 The verdicts themselves are the compare tests' business: the changes here are large enough (+50 % and more of the
 benchmark) that "slower" is not in doubt, so the test is about the explanation, which only runs for changed
@@ -176,3 +177,32 @@ def test_junit_test_explained_by_the_java_agent(tmp_path):
     (first,) = [line for line in failure.text.splitlines() if line.startswith("cause #1: ")]
     assert first.startswith("cause #1: wordstat.WordStatTest#tokenizeFindsEveryWord() > ") and \
         "> wordstat.WordStat#tokenizeNaive(java.lang.String): self " in first, failure.text
+
+
+def test_go_benchmark_explained_by_its_cpu_profile(tmp_path):
+    """Go's own sampling profiler (-test.cpuprofile, read with go tool pprof): WORDSTAT_SLOW=large replaces
+    tokenizeFast by tokenizeSlow (2-3x), so the new function is the first cause and the old one is gone; a
+    sample cannot count calls, and the explanation says it was sampled."""
+    if shutil.which("go") is None:
+        pytest.skip("'go' is not on PATH")  # a failure under CI=true (tests/conftest.py)
+    root = tmp_path / "go"
+    shutil.copytree(REPO / "examples" / "go", root, ignore=shutil.ignore_patterns(".benchwarden"))
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["compare", "--config", str(root / "benchwarden.toml"), "--variant-env", "WORDSTAT_SLOW=large",
+                   "--filter", r"BenchmarkTokenize\[size=1000\]", "--warmup", "1", "--iterations", "5",
+                   "--iteration-time", "100ms", "--explain", "--explain-pairs", "4", "--seed", "2", "--json", "-q"],
+                  stdout=out, stderr=err)
+    data = json.loads(out.getvalue())
+    (result,) = data["benchmarks"]
+    assert result["verdict"] == "slower" and status == 1, (result, err.getvalue())
+    (e,) = data["explanations"]
+    assert e["error"] is None and e["sampled"] and e["pairs"] == 4, e
+    assert e["causes"][0][-1] == "example.com/wordstat.tokenizeSlow", e["causes"]
+    verdicts = {n["path"][-1]: n["verdict"] for n in e["nodes"]}
+    assert verdicts["example.com/wordstat.tokenizeSlow"] == "new"
+    assert verdicts["example.com/wordstat.tokenizeFast"] == "gone"
+    assert e["causes"][0][0] == "example.com/wordstat.BenchmarkTokenize" and not e["folded"]
+    # time per operation from the samples and the operations the iterations reported: about the measured ns/op
+    assert 0.5 < e["candidate_ns"] / (sum(map(sum, result["measurements_ns"]["candidate"]))
+                                      / sum(map(len, result["measurements_ns"]["candidate"]))) < 2
+

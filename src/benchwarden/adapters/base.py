@@ -69,6 +69,9 @@ class ForkPlan:
     long, the fork is considered hung.  ``timeout_s``: bound on the whole fork.
     ``metric``: the primary metric to measure (``"time"``, ``"cpu"``, ``"instructions"``;
     docs/metrics.md); the adapter reports it as ``value_ns``.
+    ``process_args``: extra arguments of the measured process, after the adapter's own, for harnesses whose
+    process is not a JVM (Go: test-binary flags such as ``-test.cpuprofile FILE``, used by ``compare --explain``);
+    JVM harnesses take ``jvm_args``, and the others ignore it.
     """
 
     fork_index: int
@@ -79,6 +82,7 @@ class ForkPlan:
     jvm_args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     metric: str = "time"
+    process_args: tuple[str, ...] = ()
 
 
 def fork_jvm_arguments(suite_args: tuple[str, ...], plan_args: tuple[str, ...]) -> list[str]:

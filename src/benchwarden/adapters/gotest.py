@@ -267,7 +267,8 @@ class GoFork:
             if self._stopped or self.calibration is None:
                 return
             self.operations = operations_per_iteration(self.calibration, self._plan.iteration_time_s)
-            self.argv = fork_argv(self._binary, self._full_name, self._plan, self.operations)
+            self.argv = [*fork_argv(self._binary, self._full_name, self._plan, self.operations),
+                         *self._plan.process_args]  # the measurement run only: a profile covers what is measured
             self._proc = ManagedProcess(self.argv, cwd=self._cwd, env=self._env, merge_stderr=False)
             if self._stopped:  # stop() raced with the start
                 self._proc.terminate()

@@ -61,7 +61,7 @@ _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env",
 @click.option("--affected", is_flag=True, help="Measure only the benchmarks the change affects (those calling a "
               "changed method, as `benchwarden affected` selects them); the rest are listed as not affected.")
 @click.option("--explain", is_flag=True, help="For each benchmark found slower or faster, profile more fork pairs "
-              "of both versions and rank the functions whose own time changed (Python, JMH and JUnit suites; "
+              "of both versions and rank the functions whose own time changed (Python, JMH, JUnit and Go suites; "
               "docs/code-level.md).")
 @click.option("--explain-pairs", type=click.IntRange(2, 100), help="Profiled fork pairs per explained benchmark "
               "(default 6; needs --explain).")

@@ -130,6 +130,7 @@ class Explanation:
     error: str | None = None
     warnings: tuple[str, ...] = field(default=())
     folded: tuple[str, ...] = ()  # functions left unprobed as too short: their time is their callers' own
+    sampled: bool = False  # from a sampling profiler (Go): no probe, no call counts below the benchmark function
 
     def node(self, path: CallPath) -> NodeChange:
         return next(n for n in self.nodes if n.path == path)
@@ -144,7 +145,7 @@ class Explanation:
                 "base_ns": self.base_ns, "candidate_ns": self.candidate_ns, "probe_ns": self.probe_ns,
                 "machine_time_s": self.machine_time_s, "error": self.error, "warnings": list(self.warnings),
                 "causes": [list(p) for p in self.causes], "nodes": [n.to_dict() for n in self.nodes],
-                "folded": list(self.folded)}
+                "folded": list(self.folded), "sampled": self.sampled}
 
 
 def failed_explanation(benchmark: str, verdict: Verdict, error: str, machine_time_s: float = 0.0) -> Explanation:
@@ -176,7 +177,8 @@ def explain(benchmark: str, verdict: Verdict, base: Sequence[CallTree], candidat
     if not paired:
         warnings.append(f"{len(base)} base and {len(candidate)} candidate profiles: judged unpaired")
     return Explanation(benchmark, verdict, min(len(base), len(candidate)), base_ns, candidate_ns, nodes, causes,
-                       probe, machine_time_s, None, tuple(warnings), folded)
+                       probe, machine_time_s, None, tuple(warnings), folded,
+                       sampled=any(t.sampled for t in (*base, *candidate)))
 
 
 def rank_causes(nodes: Sequence[NodeChange], *, slower: bool, change_ns: float) -> tuple[CallPath, ...]:

@@ -37,12 +37,14 @@ class NodeTimes:
 @dataclass(frozen=True)
 class CallTree:
     """One fork's profile. ``nodes[path]``; ``ops`` = calls of the root (benchmark operations);
-    ``traced_call_ns``/``untraced_call_ns``: the probe's cost per recorded / other call, measured in the fork."""
+    ``traced_call_ns``/``untraced_call_ns``: the probe's cost per recorded / other call, measured in the fork
+    (0 for a sampling profile, which probes nothing)."""
 
     root: str
     nodes: Mapping[CallPath, NodeTimes]
     traced_call_ns: float = 0.0
     untraced_call_ns: float = 0.0
+    sampled: bool = False  # a sampling profile (Go's): times from samples, no calls counted below the root
 
     @property
     def ops(self) -> int:

@@ -9,8 +9,8 @@ them unprobed.
 
 A profiler per suite kind says how a fork is profiled and how its profile is read; a new harness adds one here,
 the adapters and the runner are untouched. Python (asv) suites have one (the worker's ``BENCHWARDEN_PROFILE``
-hook), JMH and JUnit suites the Java agent's profile mode; Go does not yet (its rewriter counts calls but does not
-time them).
+hook), JMH and JUnit suites the Java agent's profile mode, Go suites Go's own sampling CPU profiler
+(``-test.cpuprofile``, read with ``go tool pprof``: :mod:`.pprof`).
 """
 
 from __future__ import annotations
@@ -19,13 +19,14 @@ import json
 import random
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping, Protocol, Sequence
 
 from benchwarden.adapters.base import ForkPlan
 from benchwarden.assess.inject import INJECTORS, PythonInjector, safe_name
 from benchwarden.codelevel.explain import TRUST_CALLS, Explanation, explain, failed_explanation
+from benchwarden.codelevel.pprof import go_root_and_module, read_pprof
 from benchwarden.codelevel.profiles import CallTree, read_call_tree
 from benchwarden.compare.pairing import MatchedBenchmark
 from benchwarden.compare.result import BenchmarkComparison
@@ -38,27 +39,38 @@ DEFAULT_PAIRS = 6
 PROFILE_ENV = "BENCHWARDEN_PROFILE"
 
 
-class Profiler(Protocol):
-    """How one kind of suite is profiled: extra JVM arguments and environment of a profiled fork, and its reading."""
+@dataclass(frozen=True)
+class ForkExtras:
+    """What a profiled fork adds to its plan: JVM arguments, environment, arguments of a non-JVM process."""
 
-    def fork_extras(self, planned: PlannedBenchmark, out_dir: Path, skip: Sequence[str] = ()
-                    ) -> tuple[tuple[str, ...], dict[str, str]]:
+    jvm_args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    process_args: tuple[str, ...] = ()
+
+
+class Profiler(Protocol):
+    """How one kind of suite is profiled: what a profiled fork adds to its plan, and how its profile is read."""
+
+    def fork_extras(self, planned: PlannedBenchmark, out_dir: Path, skip: Sequence[str] = ()) -> ForkExtras:
         """``skip``: functions not to probe (too short), named as the profile names them."""
         ...
 
-    def read(self, out_dir: Path) -> CallTree: ...
+    def read(self, out_dir: Path, operations: float) -> CallTree:
+        """The fork's profile; ``operations``: the benchmark operations its iterations reported (for a sampling
+        profiler, which cannot count calls)."""
+        ...
 
 
 class PythonProfiler:
     """asv suites: the worker's profile hook over the suite's own modules (those ``assess`` would slow)."""
 
-    def fork_extras(self, planned: PlannedBenchmark, out_dir: Path, skip: Sequence[str] = ()
-                    ) -> tuple[tuple[str, ...], dict[str, str]]:
+    def fork_extras(self, planned: PlannedBenchmark, out_dir: Path, skip: Sequence[str] = ()) -> ForkExtras:
         out_dir.mkdir(parents=True, exist_ok=True)
         modules = PythonInjector().default_packages(planned.suite, [planned.benchmark])
-        return (), {PROFILE_ENV: json.dumps({"v": 1, "modules": modules, "out": str(out_dir), "skip": list(skip)})}
+        return ForkExtras(env={PROFILE_ENV: json.dumps({"v": 1, "modules": modules, "out": str(out_dir),
+                                                        "skip": list(skip)})})
 
-    def read(self, out_dir: Path) -> CallTree:
+    def read(self, out_dir: Path, operations: float) -> CallTree:
         return read_call_tree(out_dir)
 
 
@@ -70,8 +82,7 @@ class JvmProfiler:
         self.kind = kind
         self._jar = jar
 
-    def fork_extras(self, planned: PlannedBenchmark, out_dir: Path, skip: Sequence[str] = ()
-                    ) -> tuple[tuple[str, ...], dict[str, str]]:
+    def fork_extras(self, planned: PlannedBenchmark, out_dir: Path, skip: Sequence[str] = ()) -> ForkExtras:
         from benchwarden.helpers.build import agent_jar
 
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -89,15 +100,35 @@ class JvmProfiler:
         if any(" " in name or ";" in name for name in skip):
             raise BenchwardenError("a method to skip has a space or ';' in its name, which a -javaagent argument "
                                    "cannot carry")
-        return (f"-javaagent:{jar}=mode=profile;packages={','.join(packages)};out={out_dir};"
-                f"root={root_type}#{root_method}{skipped}",), {}
+        return ForkExtras(jvm_args=(f"-javaagent:{jar}=mode=profile;packages={','.join(packages)};out={out_dir};"
+                                    f"root={root_type}#{root_method}{skipped}",))
 
-    def read(self, out_dir: Path) -> CallTree:
+    def read(self, out_dir: Path, operations: float) -> CallTree:
         return read_call_tree(out_dir)
 
 
+class GoProfiler:
+    """Go suites: the test binary's own sampling CPU profiler (``-test.cpuprofile``) on the measurement run, read
+    with ``go tool pprof``; the module's functions are the nodes (:mod:`.pprof`). Nothing is probed, so nothing is
+    too short to probe (``skip`` is empty); what a sample cannot say is how often a function was called."""
+
+    PROFILE = "cpu.pprof"
+    NAMES = "benchmark.json"  # the benchmark function's and the module's names, for read
+
+    def fork_extras(self, planned: PlannedBenchmark, out_dir: Path, skip: Sequence[str] = ()) -> ForkExtras:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        spec = planned.benchmark.spec
+        root, module = go_root_and_module(Path(spec["package_dir"]), spec["full_name"])
+        (out_dir / self.NAMES).write_text(json.dumps({"root": root, "module": module}), encoding="utf-8")
+        return ForkExtras(process_args=("-test.cpuprofile", str(out_dir / self.PROFILE)))
+
+    def read(self, out_dir: Path, operations: float) -> CallTree:
+        names = json.loads((out_dir / self.NAMES).read_text(encoding="utf-8"))
+        return read_pprof(out_dir / self.PROFILE, names["root"], names["module"], operations)
+
+
 PROFILERS: Mapping[str, Callable[[], Profiler]] = {"python": PythonProfiler, "jmh": lambda: JvmProfiler("jmh"),
-                                                   "junit": lambda: JvmProfiler("junit")}
+                                                   "junit": lambda: JvmProfiler("junit"), "go": GoProfiler}
 
 
 def profiler_for(kind: str) -> Profiler | None:
@@ -114,18 +145,20 @@ def profile_fork(planned: PlannedBenchmark, profiler: Profiler, out_dir: Path, f
                  skip: Sequence[str] = ()) -> CallTree:
     """Run one profiled fork of ``planned`` to its natural end (its at-exit profile is complete) and read it."""
     settings, ctx = planned.settings, planned.suite.context
-    jvm_args, env = profiler.fork_extras(planned, out_dir, skip)
+    extras = profiler.fork_extras(planned, out_dir, skip)
     plan = ForkPlan(fork_index=fork_index, iteration_time_s=settings.iteration_time_s,
                     max_iterations=max(1, settings.warmup_min + settings.iterations),
                     timeout_s=settings.fork_timeout_s(), iteration_timeout_s=settings.silence_timeout_s(),
-                    jvm_args=(*ctx.jvm_args, *jvm_args), env={**ctx.env, **env})
+                    jvm_args=(*ctx.jvm_args, *extras.jvm_args), env={**ctx.env, **extras.env},
+                    process_args=extras.process_args)
     fork = planned.adapter.start_fork(ctx, planned.benchmark, plan)
+    operations = 0.0
     try:
-        for _ in fork:
-            pass
+        for result in fork:
+            operations += result.ops or 0.0
     finally:
         fork.stop()
-    return profiler.read(out_dir)
+    return profiler.read(out_dir, operations)
 
 
 @dataclass(frozen=True)

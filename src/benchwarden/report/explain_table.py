@@ -55,7 +55,7 @@ def explanation_table(e: "Explanation", escape: Callable[[str], str] = lambda s:
         share = n.self_delta_ns / change if change else None
         model.add([indent * n.depth + escape(n.name), fmt_time(n.base_self_ns), fmt_time(n.candidate_self_ns),
                    ("+" if n.self_delta_ns > 0 else "") + fmt_time(n.self_delta_ns), fmt_percent(share),
-                   f"{n.candidate_calls:.3g}", n.verdict.value, _note(e, n)],
+                   "–" if e.sampled and n.depth else f"{n.candidate_calls:.3g}", n.verdict.value, _note(e, n)],
                   style="bold red" if n.path in e.causes and n.self_delta_ns > 0 else
                   "green" if n.path in e.causes else None)
     return model
@@ -66,8 +66,12 @@ def explanation_summary(e: "Explanation") -> str:
     if e.error:
         return f"{e.benchmark}: not explained: {e.error}"
     folded = f", {len(e.folded)} function(s) too short to probe counted in their callers" if e.folded else ""
-    head = (f"{e.benchmark}: {fmt_time(e.base_ns)} → {fmt_time(e.candidate_ns)} per operation under the probe "
-            f"({e.pairs} profiled pairs, probe {fmt_time(e.probe_ns)} per call{folded})")
+    if e.sampled:
+        head = (f"{e.benchmark}: {fmt_time(e.base_ns)} → {fmt_time(e.candidate_ns)} per operation, sampled "
+                f"({e.pairs} profiled pairs, the harness's sampling CPU profiler: no probe, no calls counted)")
+    else:
+        head = (f"{e.benchmark}: {fmt_time(e.base_ns)} → {fmt_time(e.candidate_ns)} per operation under the probe "
+                f"({e.pairs} profiled pairs, probe {fmt_time(e.probe_ns)} per call{folded})")
     if e.warnings:
         head += "; " + "; ".join(e.warnings)
     if not e.causes:
