@@ -103,7 +103,7 @@ class GoUnitAdapter:
         spec = benchmark.spec
         if spec.get("refused"):
             raise ForkFailed(str(benchmark.id), "skipped", spec["refused"])
-        argv = [spec["binary"], "-test.run", f"^{DRIVER_TEST}$", "-test.count", "1"]
+        argv = [spec["binary"], "-test.run", f"^{DRIVER_TEST}$", "-test.count", "1", *plan.process_args]
         env = {**ctx.env, **plan.env, "BENCHWARDEN_TEST": spec["test"],
                "BENCHWARDEN_ITERATION_NS": str(max(1, round(plan.iteration_time_s * 1e9))),
                "BENCHWARDEN_ITERATIONS": str(plan.max_iterations)}

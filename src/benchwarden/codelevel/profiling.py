@@ -108,9 +108,10 @@ class JvmProfiler:
 
 
 class GoProfiler:
-    """Go suites: the test binary's own sampling CPU profiler (``-test.cpuprofile``) on the measurement run, read
-    with ``go tool pprof``; the module's functions are the nodes (:mod:`.pprof`). Nothing is probed, so nothing is
-    too short to probe (``skip`` is empty); what a sample cannot say is how often a function was called."""
+    """Go suites (benchmarks, and test functions as workloads): the test binary's own sampling CPU profiler
+    (``-test.cpuprofile``) on the measured run, read with ``go tool pprof``; the module's functions are the nodes
+    (:mod:`.pprof`). Nothing is probed, so nothing is too short to probe (``skip`` is empty); what a sample cannot
+    say is how often a function was called."""
 
     PROFILE = "cpu.pprof"
     NAMES = "benchmark.json"  # the benchmark function's and the module's names, for read
@@ -118,7 +119,7 @@ class GoProfiler:
     def fork_extras(self, planned: PlannedBenchmark, out_dir: Path, skip: Sequence[str] = ()) -> ForkExtras:
         out_dir.mkdir(parents=True, exist_ok=True)
         spec = planned.benchmark.spec
-        root, module = go_root_and_module(Path(spec["package_dir"]), spec["full_name"])
+        root, module = go_root_and_module(Path(spec["package_dir"]), spec.get("full_name") or spec["test"])
         (out_dir / self.NAMES).write_text(json.dumps({"root": root, "module": module}), encoding="utf-8")
         return ForkExtras(process_args=("-test.cpuprofile", str(out_dir / self.PROFILE)))
 
@@ -128,7 +129,8 @@ class GoProfiler:
 
 
 PROFILERS: Mapping[str, Callable[[], Profiler]] = {"python": PythonProfiler, "jmh": lambda: JvmProfiler("jmh"),
-                                                   "junit": lambda: JvmProfiler("junit"), "go": GoProfiler}
+                                                   "junit": lambda: JvmProfiler("junit"), "go": GoProfiler,
+                                                   "gounit": GoProfiler}
 
 
 def profiler_for(kind: str) -> Profiler | None:
