@@ -72,6 +72,7 @@ def explain_command(inv: Invocation, runs: tuple[str, ...], pairs: int | None, s
             (recorded["base"].get("role"), recorded["candidate"].get("role")) != ("base", "candidate"):
         raise UsageError(f"runs {ids[0]} and {ids[1]} are not the base and the candidate of one comparison: give a "
                          "comparison's base run, then its candidate run, or either of them alone")
+    settings = _recorded_settings(recorded["candidate"].get("settings")) or settings  # the gate's own threshold
     comparison = compare_runs(base_run, candidate_run, settings)
     changed = [r for r in comparison.benchmarks if r.verdict in (Verdict.SLOWER, Verdict.FASTER)]
     explanations: tuple = ()
@@ -113,3 +114,19 @@ def explain_command(inv: Invocation, runs: tuple[str, ...], pairs: int | None, s
     if not changed:
         inv.console.print("nothing to explain: the comparison found no benchmark slower or faster", markup=False)
     return ExitStatus.ERROR if any(e.error for e in explanations) else ExitStatus.OK
+
+
+def _recorded_settings(recorded: object):
+    """The compare settings the comparison ran with (``min_change``, confidences, ...), or None when the runs
+    recorded none usable (then the config's apply)."""
+    from pydantic import ValidationError
+
+    from benchwarden.compare.settings import CompareSettings
+
+    if not isinstance(recorded, dict):
+        return None
+    try:
+        return CompareSettings.model_validate(recorded)
+    except ValidationError:
+        return None
+

@@ -175,4 +175,4 @@ def recorded_side(run: RunData) -> Mapping[str, Any] | None:
         return None
     return {"label": meta.get("label"), "side": meta["side"], "suites": suites, "source": meta.get("source"),
             "seed": meta.get("seed"), "session": meta.get("session"), "round": meta.get("round"),
-            "role": meta.get("role")}
+            "role": meta.get("role"), "settings": meta.get("settings")}

@@ -132,9 +132,15 @@ def test_explain_finds_a_stored_comparison_and_refuses_what_it_cannot_measure_ag
     for argv in ([], ["latest"], ["3"], ["3", "4"], ["latest~1", "latest"]):
         status, _, err = _explain(*argv)
         assert status == 2 and "explain profiles" in err and "of kind fake" in err, (argv, err)
-    assert main(["run", "--forks", "2", "-q"], stdout=io.StringIO(), stderr=io.StringIO()) == 0  # run 5: plain
-    for argv, message in ((["5"], "run 5 was not stored by compare"),
-                          (["4", "5"], "run 5 was not stored by compare"),
+    # the comparison's own threshold, not the config's: at --min-change 60 % the 1.3x variant is no change to
+    # explain (with the config's 3 % it would be "slower", and refused as above)
+    assert _run("--variant-env", "FAKE_FACTOR=1.3", "--min-change", "60%", "--seed", "5", "-q")[0] == 0
+    status, out, err = _explain("latest")
+    assert status == 0 and "nothing to explain" in out, err
+    assert _run("--runs", "5", "6")[0] == 1  # `compare --runs` re-judges with the config's 3 %
+    assert main(["run", "--forks", "2", "-q"], stdout=io.StringIO(), stderr=io.StringIO()) == 0  # run 7: plain
+    for argv, message in ((["7"], "run 7 was not stored by compare"),
+                          (["4", "7"], "run 7 was not stored by compare"),
                           (["2", "1"], "runs 2 and 1 are not the base and the candidate of one comparison"),
                           (["1", "4"], "runs 1 and 4 are not the base and the candidate of one comparison"),
                           (["1", "2", "3"], "explain takes one stored comparison"),
