@@ -150,6 +150,33 @@ def test_disabled_and_aborted_tests_are_skipped_with_the_reason(adapter, lifecyc
     assert why in str(info.value)
 
 
+@pytest.fixture(scope="module")
+def vintage(adapter, tmp_path_factory):
+    root = tmp_path_factory.mktemp("junit") / "vintage"
+    shutil.copytree(REPO / "tests" / "data" / "junit" / "vintage-project", root)
+    ctx = SuiteContext(name="vintage", kind="junit", root=root, build=DEFAULT_BUILDS["junit"])
+    adapter.prepare(ctx)
+    return ctx, {b.id.name: b for b in adapter.list_benchmarks(ctx)}
+
+
+def test_junit4_tests_run_through_the_vintage_engine_timed_whole(adapter, vintage):
+    """JUnit 4 on the JUnit Platform (the vintage engine, as Surefire runs it): listed and run like Jupiter tests;
+    JUnit 4 has no hook around the body alone, so the execution is timed, its 5-ms @Before included."""
+    ctx, tests = vintage
+    assert set(tests) == {"legacy.LegacyTest#cheapBody", "legacy.LegacyTest#failsDeliberately",
+                          "legacy.LegacyTest#ignored"}
+    assert {b.spec["engine"] for b in tests.values()} == {"junit-vintage"}
+    results = list(adapter.start_fork(ctx, tests["legacy.LegacyTest#cheapBody"], plan(max_iterations=2)))
+    assert len(results) == 2 and all(5_000_000 < r.value_ns < 100_000_000 for r in results), results
+    with pytest.raises(ForkFailed) as failed:
+        list(adapter.start_fork(ctx, tests["legacy.LegacyTest#failsDeliberately"], plan()))
+    assert failed.value.reason == "crashed" and "deliberately broken, JUnit 4 style" in (
+        str(failed.value) + failed.value.output)
+    with pytest.raises(ForkFailed) as ignored:
+        list(adapter.start_fork(ctx, tests["legacy.LegacyTest#ignored"], plan()))
+    assert ignored.value.reason == "skipped" and "not today either" in str(ignored.value)
+
+
 def test_a_project_without_a_pom_is_a_config_error(adapter, tmp_path):
     with pytest.raises(ConfigError, match="no pom.xml"):
         adapter.prepare(SuiteContext(name="bare", kind="junit", root=tmp_path))
