@@ -2,7 +2,8 @@
 
 The rows are the benchmark function, each cause (:attr:`Explanation.causes`) and the calls leading to it, in tree
 order, indented by depth; a benchmark without causes shows its benchmark function and the heaviest functions it
-calls. Times are per benchmark operation under the probe. One model for the terminal, Markdown and HTML.
+calls. Times are per benchmark operation under the profiler (probed, or sampled for Go). One model for the
+terminal, Markdown and HTML.
 """
 
 from __future__ import annotations
