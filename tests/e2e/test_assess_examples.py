@@ -140,6 +140,13 @@ runs = 2
 # fall under v = 50 % and it was detected (1.88x, interval 1.004-3.14, a real slowdown seen by luck): the noisy
 # benchmark's "not detectable at this budget" is a claim about a budget of 5
 methods = ["example.com/wordstat.CountWordsHash", "example.com/wordstat.CapitalizeWords"]
+
+# BenchmarkNoisy draws its work size per iteration: over 10 iterations its fork means spread by ~30 %, and
+# once its 4 baseline forks happened to agree (MDC 18 %) and the 50 % slowdown (real: it spends its time in
+# CountWordsHash) was detected at 2 slowed forks (a clean-clone CI). One iteration per fork keeps a fork as
+# noisy as an iteration (log sd ~1.1), which is what this benchmark is for
+[suites.wordstat.overrides."Noisy"]
+iterations = 1
 """
 
 
@@ -278,9 +285,10 @@ def test_assess_go_example_with_the_compare_rule(tmp_path):
 
     stable, noisy = cells(suite)["BenchmarkCountWordsHash"], cells(suite)["BenchmarkNoisy"]
     first = suite
-    if stable["outcome"] == "undecided" and stable.get("slowed_forks") == 5:
+    if stable["outcome"] == "undecided":
         # Rare, and a sound answer: in one quiet CI run in about fifteen this pair's forks spread ~22 % instead of
-        # ~10 % and it measured +29 % (interval 0.99-1.75) at the budget of 5 slowed forks. A budget large enough
+        # ~10 % and it measured +29 % (interval 0.99-1.75) at the budget of 5 slowed forks (a futility stop at an
+        # earlier look is the same answer). A budget large enough
         # to make that impossible lets BenchmarkNoisy (which spends its time in CountWordsHash too) be detected by
         # luck (at 8 it was once), which breaks the other half of this test. So the claim is "detected in one
         # assessment, or else in the next": a second one reuses the stored baseline runs and draws fresh slowed

@@ -135,7 +135,7 @@ def test_compare_finds_a_slowdown_through_the_test_that_reaches_it(tmp_path):
                                                 '[suites.edge]\nkind = "gounit"\n', encoding="utf-8")
     status, out, err = _cli(root, "compare", "--variant-env", "EDGE_SLOW=1", "--filter",
                             "^(TestSumsManyInts|TestRepeatsText)$", "--warmup", "2", "--iterations", "5",
-                            "--seed", "1", "--explain", "--explain-pairs", "3", "--json", "-q")
+                            "--seed", "1", "--explain", "--json", "-q")
     assert out, err
     data = json.loads(out)
     verdicts = {row["benchmark"]: row for row in data["benchmarks"]}
@@ -143,10 +143,13 @@ def test_compare_finds_a_slowdown_through_the_test_that_reaches_it(tmp_path):
     assert verdicts["TestSumsManyInts"]["ratio"] > 2.0, verdicts
     assert verdicts["TestRepeatsText"]["verdict"] not in ("slower", "faster"), verdicts
     assert status == 1
-    # --explain on a test function: Go's sampling profiler, rooted at the test (called by the adapter's driver)
+    # --explain on a test function: Go's sampling profiler, rooted at the test (called by the adapter's driver).
+    # The default 6 profiled pairs: with 3, a node's interval has 2 degrees of freedom (t = 14 at 99.5 %), and
+    # in one clean-clone CI Sum's 4x was left inconclusive, with no cause named
     (e,) = data["explanations"]
     assert e["benchmark"] == "edge:TestSumsManyInts" and e["error"] is None and e["sampled"], e
-    assert e["causes"][0] == ["example.com/edge.TestSumsManyInts", "example.com/edge.Sum"], e["causes"]
+    nodes = [(n["path"][-1], n["verdict"], n["base_self_ns"], n["candidate_self_ns"]) for n in e["nodes"]]
+    assert e["causes"] and e["causes"][0] == ["example.com/edge.TestSumsManyInts", "example.com/edge.Sum"], nodes
 
 
 def test_init_makes_a_module_with_only_tests_a_gounit_suite_that_runs(tmp_path):
