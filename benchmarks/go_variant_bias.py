@@ -45,8 +45,13 @@ filter = '^(BenchmarkCountWordsHash|BenchmarkTokenize\\[size=1000\\]|BenchmarkTo
 """
 
 
-def build(source: Path, dest: Path, binary: Path) -> None:
+def build(source: Path, dest: Path, binary: Path, slowed: str | None = None) -> None:
+    """The module copied to ``dest`` (``slowed``: that function rewritten by assess's rewriter, -factor 0.1) and its
+    test binary compiled there."""
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns(".benchwarden"))
+    if slowed is not None:
+        subprocess.run([str(rewriter_binary()), "-dir", str(dest), "-func", slowed, "-factor", "0.1"], check=True,
+                       capture_output=True)
     subprocess.run(["go", "test", "-c", "-o", str(binary), "."], cwd=dest, check=True)
 
 
@@ -74,11 +79,7 @@ def main() -> int:
             build(example, work / "plain", work / "plain.test")
             (work / "plain" / "bias.toml").write_text(CONFIG, encoding="utf-8")
             build(example, work / "copy", work / "copy.test")
-            shutil.copytree(example, work / "rewritten", ignore=shutil.ignore_patterns(".benchwarden"))
-            subprocess.run([str(rewriter_binary()), "-dir", str(work / "rewritten"), "-func", args.function,
-                            "-factor", "0.1"], check=True, capture_output=True)
-            subprocess.run(["go", "test", "-c", "-o", str(work / "rewritten.test"), "."], cwd=work / "rewritten",
-                           check=True)
+            build(example, work / "rewritten", work / "rewritten.test", slowed=args.function)
             rows = []
             for case in ("rewritten", "copy"):
                 for b in compare(work / "plain" / "bias.toml", work / "plain.test", work / f"{case}.test", args):

@@ -108,14 +108,6 @@ def test_a_test_template_is_one_operation_of_all_its_invocations_bodies_only(ada
         assert 1 <= r.ops <= 100 // (6 * invocations) + 1, r
 
 
-def test_one_failing_invocation_fails_the_template(adapter, lifecycle):
-    ctx, _, tests = lifecycle
-    with pytest.raises(ForkFailed) as info:
-        list(adapter.start_fork(ctx, tests["demo.LifecycleTest#secondInvocationFails(int)"], plan()))
-    assert info.value.reason == "crashed"
-    assert "the invocation with 2" in str(info.value) + info.value.output
-
-
 def test_cpu_time_is_the_test_threads_and_wall_time_is_kept_beside_it(adapter, lifecycle):
     """metric = "cpu": the body's CPU time on the test thread is the value; the wall time moves to a secondary."""
     ctx, _, tests = lifecycle
@@ -133,12 +125,15 @@ def test_a_test_that_prints_to_standard_output_still_streams_its_iterations(adap
     assert len(results) == 2 and all(r.value_ns > 0 for r in results)
 
 
-def test_a_failing_test_is_a_failed_fork_with_junits_message(adapter, lifecycle):
+@pytest.mark.parametrize("name, message", [("failsDeliberately", "deliberately broken"),
+                                           # a template whose second invocation fails fails as a whole
+                                           ("secondInvocationFails(int)", "the invocation with 2")])
+def test_a_failing_test_is_a_failed_fork_with_junits_message(adapter, lifecycle, name, message):
     ctx, _, tests = lifecycle
     with pytest.raises(ForkFailed) as info:
-        list(adapter.start_fork(ctx, tests["demo.LifecycleTest#failsDeliberately"], plan()))
+        list(adapter.start_fork(ctx, tests[f"demo.LifecycleTest#{name}"], plan()))
     assert info.value.reason == "crashed"
-    assert "deliberately broken" in str(info.value) + info.value.output
+    assert message in str(info.value) + info.value.output
 
 
 @pytest.mark.parametrize("name, why", [("disabled", "not today"), ("assumesTheImpossible", "never true")])

@@ -43,37 +43,21 @@ def explain_command(inv: Invocation, runs: tuple[str, ...], pairs: int | None, s
     from benchwarden.compare.pairing import pair_sides
     from benchwarden.compare.schedule import CompareListener
     from benchwarden.compare.sources import from_session
-    from benchwarden.compare.stored import compare_runs, recorded_side, session_runs
+    from benchwarden.compare.stored import compare_runs, stored_session
     from benchwarden.compare.verdict import Verdict
     from benchwarden.config import load_config
     from benchwarden.store import open_store
 
-    if len(runs) > 2:
-        raise UsageError(f"explain takes one stored comparison: a run of it, or its two runs; got {len(runs)} runs")
     config = load_config(inv.config_path)
-    settings = compare_settings(config)
     store = open_store(store_url_for(inv))
     try:
-        if len(runs) == 2:
-            ids = (store.resolve_run(runs[0]), store.resolve_run(runs[1]))
-        else:
-            ids = session_runs(store, store.resolve_run(runs[0] if runs else "latest"))
-        base_run, candidate_run = (inv.select_results(store.load_run(i)) for i in ids)
+        session = stored_session(store, runs)
     finally:
         store.close()
-    recorded = {}
-    for role, run_id, run in (("base", ids[0], base_run), ("candidate", ids[1], candidate_run)):
-        side = recorded_side(run)
-        if side is None:
-            raise UsageError(f"run {run_id} was not stored by compare: explain measures again the versions a "
-                             "comparison measured, and a plain run does not record them")
-        recorded[role] = side
-    if any(recorded["base"].get(k) != recorded["candidate"].get(k) for k in ("session", "round")) or \
-            (recorded["base"].get("role"), recorded["candidate"].get("role")) != ("base", "candidate"):
-        raise UsageError(f"runs {ids[0]} and {ids[1]} are not the base and the candidate of one comparison: give a "
-                         "comparison's base run, then its candidate run, or either of them alone")
-    settings = _recorded_settings(recorded["candidate"].get("settings")) or settings  # the gate's own threshold
-    comparison = compare_runs(base_run, candidate_run, settings)
+    recorded = session.recorded
+    # the gate's own threshold and confidences, as recorded; the config's only for sessions that recorded none
+    settings = session.settings or compare_settings(config)
+    comparison = compare_runs(inv.select_results(session.base), inv.select_results(session.candidate), settings)
     changed = [r for r in comparison.benchmarks if r.verdict in (Verdict.SLOWER, Verdict.FASTER)]
     explanations: tuple = ()
     if changed:
@@ -114,19 +98,3 @@ def explain_command(inv: Invocation, runs: tuple[str, ...], pairs: int | None, s
     if not changed:
         inv.console.print("nothing to explain: the comparison found no benchmark slower or faster", markup=False)
     return ExitStatus.ERROR if any(e.error for e in explanations) else ExitStatus.OK
-
-
-def _recorded_settings(recorded: object):
-    """The compare settings the comparison ran with (``min_change``, confidences, ...), or None when the runs
-    recorded none usable (then the config's apply)."""
-    from pydantic import ValidationError
-
-    from benchwarden.compare.settings import CompareSettings
-
-    if not isinstance(recorded, dict):
-        return None
-    try:
-        return CompareSettings.model_validate(recorded)
-    except ValidationError:
-        return None
-

@@ -10,7 +10,7 @@ the configured confidence, with however many forks each benchmark has.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from benchwarden.compare.analysis import compare_forks
@@ -146,33 +146,86 @@ def _side(run: RunData, role: str) -> SideInfo:
                     description={"kind": "run", **({"side": dict(meta.get("side", {}))} if meta else {})})
 
 
-def session_runs(store, run_id: int) -> tuple[int, int]:
-    """(base, candidate) run ids of the comparison that stored run ``run_id``: a session creates one round's two runs
-    one after the other, base first (:mod:`.session`), so the other run is the next or the previous id, of the same
-    session and round. UsageError when ``run_id`` was not stored by ``compare`` or its other run is gone."""
-    meta = _compare_meta(store.load_run(run_id))
-    if meta is None:
-        raise UsageError(f"run {run_id} was not stored by compare: give a run of a comparison (`benchwarden runs` "
-                         "lists them as 'compare base' and 'compare candidate')")
-    role = meta.get("role")
-    other_id = run_id + 1 if role == "base" else run_id - 1
+@dataclass(frozen=True)
+class StoredSession:
+    """The two runs of one stored comparison round, with what the session recorded about each side (``recorded``:
+    role -> ``label``, ``side``, ``suites``, ``source``, ``seed``; see
+    :func:`benchwarden.compare.sources.from_session`) and the compare settings it ran with (None when the runs
+    recorded none usable)."""
+
+    base: RunData
+    candidate: RunData
+    recorded: Mapping[str, Mapping[str, Any]]
+    settings: CompareSettings | None
+
+
+def stored_session(store, refs: Sequence[str]) -> StoredSession:
+    """The comparison that stored the runs ``refs`` name: one run of it (``latest`` if none), whose other run is found,
+    or its base and candidate in that order. Each run is loaded once. UsageError for a run ``compare`` did not
+    store, for two runs of different comparisons or in the wrong order, and when the other run cannot be found."""
+    if len(refs) > 2:
+        raise UsageError(f"one stored comparison: a run of it, or its two runs; got {len(refs)} runs")
+    first_id = store.resolve_run(refs[0] if refs else "latest")
+    first = store.load_run(first_id)
+    if len(refs) == 2:
+        ids = (first_id, store.resolve_run(refs[1]))
+        runs = (first, store.load_run(ids[1]))
+    else:
+        meta = _compare_meta(first)
+        if meta is None:
+            raise UsageError(f"run {first_id} was not stored by compare: give a run of a comparison (`benchwarden "
+                             "runs` lists them as 'compare base' and 'compare candidate')")
+        # a session creates one round's two runs one after the other, base first (.session)
+        other_id = first_id + 1 if meta.get("role") == "base" else first_id - 1
+        try:
+            other = store.load_run(other_id) if other_id > 0 else None
+        except StoreError:
+            other = None
+        if other is None or _session_key(other) != _session_key(first):
+            raise UsageError(f"run {first_id} is the {meta.get('role')} of a comparison whose other run is not next "
+                             "to it in the store (removed, or another process stored runs in between): give both "
+                             "runs, base first")
+        ids, runs = ((first_id, other_id), (first, other)) if meta.get("role") == "base" else \
+            ((other_id, first_id), (other, first))
+    recorded = {}
+    for role, run_id, run in zip(("base", "candidate"), ids, runs):
+        side = recorded_side(run)
+        if side is None:
+            raise UsageError(f"run {run_id} was not stored by compare: a plain run does not record the version it "
+                             "measured")
+        recorded[role] = side
+    if _session_key(runs[0]) != _session_key(runs[1]) or \
+            (_compare_meta(runs[0]) or {}).get("role") != "base" or (_compare_meta(runs[1]) or {}).get("role") != \
+            "candidate":
+        raise UsageError(f"runs {ids[0]} and {ids[1]} are not the base and the candidate of one comparison: give a "
+                         "comparison's base run, then its candidate run, or either of them alone")
+    return StoredSession(runs[0], runs[1], recorded, _recorded_settings(_compare_meta(runs[1])))
+
+
+def _session_key(run: RunData) -> tuple[Any, Any] | None:
+    meta = _compare_meta(run)
+    return None if meta is None else (meta.get("session"), meta.get("round"))
+
+
+def _recorded_settings(meta: Mapping[str, Any] | None) -> CompareSettings | None:
+    """The compare settings a session recorded (``min_change``, confidences, ...), or None when none are usable."""
+    from pydantic import ValidationError
+
+    recorded = None if meta is None else meta.get("settings")
+    if not isinstance(recorded, Mapping):
+        return None
     try:
-        other = _compare_meta(store.load_run(other_id)) if other_id > 0 else None
-    except StoreError:
-        other = None
-    if other is None or other.get("session") != meta.get("session") or other.get("round") != meta.get("round") \
-            or other.get("role") == role:
-        raise UsageError(f"run {run_id} is the {role} of a comparison whose other run is not in the store any more")
-    return (run_id, other_id) if role == "base" else (other_id, run_id)
+        return CompareSettings.model_validate(dict(recorded))
+    except ValidationError:
+        return None
 
 
 def recorded_side(run: RunData) -> Mapping[str, Any] | None:
-    """What a comparison session recorded about the version a run measured (``label``, ``side``, ``suites``: see
-    :func:`benchwarden.compare.sources.from_session`), or None for a run that ``compare`` did not store."""
+    """What a comparison session recorded about the version a run measured (``label``, ``side``, ``suites``,
+    ``source``, ``seed``), or None for a run that ``compare`` did not store."""
     meta = _compare_meta(run)
     suites = run.meta.config.get("suites") if isinstance(run.meta.config, Mapping) else None
     if meta is None or not isinstance(meta.get("side"), Mapping) or not isinstance(suites, Mapping):
         return None
     return {"label": meta.get("label"), "side": meta["side"], "suites": suites, "source": meta.get("source"),
-            "seed": meta.get("seed"), "session": meta.get("session"), "round": meta.get("round"),
-            "role": meta.get("role"), "settings": meta.get("settings")}
+            "seed": meta.get("seed")}

@@ -143,7 +143,7 @@ def test_explain_finds_a_stored_comparison_and_refuses_what_it_cannot_measure_ag
                           (["4", "7"], "run 7 was not stored by compare"),
                           (["2", "1"], "runs 2 and 1 are not the base and the candidate of one comparison"),
                           (["1", "4"], "runs 1 and 4 are not the base and the candidate of one comparison"),
-                          (["1", "2", "3"], "explain takes one stored comparison"),
+                          (["1", "2", "3"], "one stored comparison: a run of it, or its two runs; got 3"),
                           (["9"], "run 9 not found")):
         status, _, err = _explain(*argv)
         assert status == 2 and message in err and "Traceback" not in err, (argv, err)

@@ -32,15 +32,7 @@ def _suite(root: Path, kind: str = "jmh", name: str = "s") -> Suite:
 
 def test_revisions_are_checked_out_into_their_own_worktrees(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    repo = tmp_path / "repo"
-    (repo / "suite").mkdir(parents=True)
-    git(repo, "init", "-q")
-    for text in ("one", "two"):
-        (repo / "suite" / "f.txt").write_text(text)
-        git(repo, "add", ".")
-        git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", text)
-    suite = replace(_suite(repo / "suite", kind="command"), context=replace(
-        _suite(repo / "suite", kind="command").context, build=None))
+    repo, suite = _two_commits(tmp_path)
     sources = from_revisions([suite], repo, "HEAD~1", "WORKTREE")
     base_root = sources.base.suites[0].context.root
     assert (base_root / "f.txt").read_text() == "one" and base_root != repo / "suite"
