@@ -5,4 +5,11 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/bootstrap.sh"
 cd "$root"
 # --durations: the slowest tests are listed at the end of every run (CI time is a goal: docs/performance.md, "The test suite's own time")
-exec .venv/bin/python -m pytest -q -p no:cacheprovider --durations=25 "$@"
+pytest=(.venv/bin/python -m pytest -q -p no:cacheprovider --durations=25)
+if [ "$#" -gt 0 ]; then
+  exec "${pytest[@]}" "$@"
+fi
+# Without arguments: the unit tests on every core (they measure nothing, so a busy neighbour cannot fail them),
+# then the end-to-end tests one at a time, because they measure real processes and share the machine's cores
+"${pytest[@]}" -n auto tests/unit
+exec "${pytest[@]}" tests/e2e

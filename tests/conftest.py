@@ -31,6 +31,11 @@ def _keep_go_build_cache() -> None:
 
 _keep_go_build_cache()
 
+# Output that goes to a file is as wide as the CLI's log width unless COLUMNS says otherwise; several tests read
+# that output, so a COLUMNS from the caller's shell (or pytest-xdist's workers) must not narrow it. Tests that
+# want a width set it themselves.
+os.environ.pop("COLUMNS", None)
+
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
