@@ -5,6 +5,9 @@
 //	rewrite -dir DIR -func example.com/wordstat.Tokenize -factor 0.5
 //	    slow one function down: each call takes (1+factor) times its own duration (see Slowdown); -func is
 //	    repeatable: several functions slowed at once (see SlowdownAll)
+//	rewrite -dir DIR -func F1 -func F2 ... -switchable
+//	    a switchable build: no factor fixed; function i is slowed by the factor $BENCHWARDEN_SLOW gives switch i
+//	    when the process starts ("0:0.1,3:0.1"), and runs unslowed otherwise (see SlowdownSwitchable)
 //	rewrite -dir DIR -trace example.com/wordstat [-trace other/pkg] -index FILE
 //	    count calls of every exported function and method (see Trace); -trace all = every package;
 //	    with -all-functions, of unexported ones too (what `benchwarden affected` needs)
@@ -48,6 +51,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	tests := flags.String("tests", "", "tests mode: the package directory whose test functions to list")
 	driver := flags.String("driver", "", "tests mode: where to write the driver of the package's tests")
 	importPath := flags.String("import", "", "tests mode: the package's import path (for the driver)")
+	switchable := flags.Bool("switchable", false, "with -func: factors read at start-up from $"+SwitchEnv+", none fixed")
 	allFunctions := flags.Bool("all-functions", false, "trace mode: unexported functions and methods too")
 	units := flags.String("units", "", "units mode: the Go file whose functions to print")
 	if err := flags.Parse(args); err != nil {
@@ -91,6 +95,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	switch {
+	case *switchable:
+		if len(funcs) == 0 || len(traced) > 0 || *factor >= 0 {
+			return fail(fmt.Errorf("-switchable goes with -func only (the factors come from $%s at run time)", SwitchEnv))
+		}
+		results, err := SlowdownSwitchable(m, funcs)
+		if err != nil {
+			return fail(err)
+		}
+		enc.Encode(map[string]any{"v": 1, "mode": "switchable", "functions": results, "env": SwitchEnv})
 	case len(funcs) == 1 && len(traced) == 0:
 		if *factor < 0 {
 			return fail(fmt.Errorf("-factor is required with -func (a number >= 0)"))

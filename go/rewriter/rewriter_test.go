@@ -110,6 +110,54 @@ func TestSlowdownAllSlowsEachFunctionWithItsOwnHelper(t *testing.T) {
 	}
 }
 
+// One switchable build: each function is slowed only when $BENCHWARDEN_SLOW names its switch.
+func TestSwitchableBuildSlowsOnlyTheFunctionsItsEnvironmentNames(t *testing.T) {
+	dir := copyProbe(t)
+	res := rewrite(t, "-dir", dir, "-func", "example.com/probe.Work", "-func", "example.com/probe.Recurse", "-switchable")
+	functions, _ := res["functions"].([]any)
+	if res["mode"] != "switchable" || res["env"] != SwitchEnv || len(functions) != 2 {
+		t.Fatalf("unexpected result %v", res)
+	}
+	for i, f := range functions {
+		if sw := f.(map[string]any)["switch"]; sw != float64(i) {
+			t.Fatalf("function %d has switch %v: %v", i, sw, res)
+		}
+	}
+	binary := filepath.Join(t.TempDir(), "probe.test")
+	cmd := exec.Command("go", "test", "-c", "-o", binary, ".")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go test -c: %v\n%s", err, out)
+	}
+	runProbe := func(env ...string) (string, error) {
+		cmd := exec.Command(binary, "-test.v", "-test.run", "TestInjectedSlowdown")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, c := range [][]string{
+		{SwitchEnv + "=1:1", "PROBE_FACTOR=1", "PROBE_TARGET=recurse"}, // named: slowed
+		{SwitchEnv + "=1:1", "PROBE_FACTOR=0", "PROBE_TARGET=work"},    // not named: off
+		{SwitchEnv + "=0:1", "PROBE_FACTOR=1", "PROBE_TARGET=work"},
+		{"PROBE_FACTOR=0", "PROBE_TARGET=recurse"}, // nothing named: the control
+	} {
+		if out, err := runProbe(append(c, "PROBE_N=2000")...); err != nil {
+			t.Fatalf("%v: %v\n%s", c, err, out)
+		} else {
+			t.Log(c, strings.TrimSpace(out))
+		}
+	}
+	if out, err := runProbe(SwitchEnv+"=0:fast", "PROBE_FACTOR=1", "PROBE_TARGET=work"); err == nil ||
+		!strings.Contains(out, "a factor must be a number >= 0") {
+		t.Fatalf("a malformed factor was not refused: %v\n%s", err, out)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-dir", copyProbe(t), "-func", "example.com/probe.Work", "-switchable", "-factor", "1"}, &stdout, &stderr); code != 2 {
+		t.Fatalf("-switchable with -factor: exit %d, %q", code, stderr.String())
+	}
+}
+
 func TestPanickingCallIsSlowedAndModuleStillPasses(t *testing.T) {
 	dir := copyProbe(t)
 	rewrite(t, "-dir", dir, "-func", "example.com/probe.Panics", "-factor", "1")

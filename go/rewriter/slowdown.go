@@ -19,7 +19,16 @@ type SlowdownResult struct {
 	Function  string   `json:"function"`
 	Files     []string `json:"files"`
 	Recursive bool     `json:"recursive"`
+	Switch    int      `json:"switch"` // its number in SwitchEnv (a switchable build), else NoSwitch
 }
+
+// SwitchEnv names the environment variable that a switchable build reads at start-up: "switch:factor" items,
+// comma-separated ("0:0.1,3:0.1" slows the functions of switches 0 and 3 by 10 %); a function not named runs
+// unslowed.
+const SwitchEnv = "BENCHWARDEN_SLOW"
+
+// NoSwitch marks a function whose factor was fixed when the module was rewritten.
+const NoSwitch = -1
 
 // Slowdown rewrites the function named by spec in module m so that each call takes (1+factor) times its
 // own duration: "defer benchwardenSlowExit(benchwardenSlowEnter())" becomes its first statement (the
@@ -38,7 +47,7 @@ type SlowdownResult struct {
 //
 // Indirect recursion (f -> g -> f) is not detected and compounds (each level adds its own factor).
 func Slowdown(m Module, text string, factor float64) (SlowdownResult, error) {
-	return slowdown(m, text, factor, "")
+	return slowdown(m, text, factor, "", NoSwitch)
 }
 
 // SlowdownAll slows several functions down at once, each as Slowdown does (group testing in `benchwarden
@@ -46,6 +55,20 @@ func Slowdown(m Module, text string, factor float64) (SlowdownResult, error) {
 // first function gets the same helper as Slowdown; the i-th further one its own helper file and identifiers
 // (suffix i), so functions of one package do not share bookkeeping. A function named twice is an error.
 func SlowdownAll(m Module, texts []string, factor float64) ([]SlowdownResult, error) {
+	return slowdownAll(m, texts, factor, false)
+}
+
+// SlowdownSwitchable rewrites every function of texts as SlowdownAll does, but with no factor fixed: the i-th
+// function is switch i of SwitchEnv, read once when the process starts, and runs unslowed when it is not named
+// there. One compiled copy then serves as the A/A control (nothing named) and as every slowed variant (`benchwarden
+// assess`, docs/assess.md): the variants differ from their control only in the waits, not in code layout.
+// A function that is off costs one load and branch per call: its probe is "if benchwardenSlowOn { defer ... }",
+// so it reads no clock; like every rewritten function, it is no longer inlined.
+func SlowdownSwitchable(m Module, texts []string) ([]SlowdownResult, error) {
+	return slowdownAll(m, texts, 0, true)
+}
+
+func slowdownAll(m Module, texts []string, factor float64, switchable bool) ([]SlowdownResult, error) {
 	seen := map[string]bool{}
 	for _, text := range texts { // before rewriting anything
 		spec, _, err := resolveSpec(m, text)
@@ -63,7 +86,11 @@ func SlowdownAll(m Module, texts []string, factor float64) ([]SlowdownResult, er
 		if i > 0 {
 			suffix = strconv.Itoa(i)
 		}
-		res, err := slowdown(m, text, factor, suffix)
+		sw := NoSwitch
+		if switchable {
+			sw = i
+		}
+		res, err := slowdown(m, text, factor, suffix, sw)
 		if err != nil {
 			return nil, err
 		}
@@ -72,7 +99,7 @@ func SlowdownAll(m Module, texts []string, factor float64) ([]SlowdownResult, er
 	return results, nil
 }
 
-func slowdown(m Module, text string, factor float64, suffix string) (SlowdownResult, error) {
+func slowdown(m Module, text string, factor float64, suffix string, sw int) (SlowdownResult, error) {
 	if !(factor >= 0) {
 		return SlowdownResult{}, fmt.Errorf("-factor must be a number >= 0, got %v", factor)
 	}
@@ -106,7 +133,7 @@ func slowdown(m Module, text string, factor float64, suffix string) (SlowdownRes
 		return SlowdownResult{}, fmt.Errorf("function %s not found in %s; declared there: %s", spec, dir,
 			strings.Join(declaredNames(spec.PkgPath, files), ", "))
 	}
-	result := SlowdownResult{Function: spec.String(), Recursive: recursive}
+	result := SlowdownResult{Function: spec.String(), Recursive: recursive, Switch: sw}
 	for _, pf := range changed {
 		if err := WriteFile(fset, pf); err != nil {
 			return SlowdownResult{}, err
@@ -114,7 +141,7 @@ func slowdown(m Module, text string, factor float64, suffix string) (SlowdownRes
 		rel, _ := filepath.Rel(m.Dir, pf.Path)
 		result.Files = append(result.Files, filepath.ToSlash(rel))
 	}
-	helper := slowdownHelper(changed[0].File.Name.Name, factor, recursive, suffix)
+	helper := slowdownHelper(changed[0].File.Name.Name, factor, recursive, suffix, sw)
 	file := SlowdownFile
 	if suffix != "" {
 		file = strings.TrimSuffix(SlowdownFile, ".go") + "_" + suffix + ".go"
@@ -141,10 +168,14 @@ func resolveSpec(m Module, text string) (FuncSpec, string, error) {
 	return FuncSpec{}, "", fmt.Errorf("function %q: its package is not in module %s (%s)", text, m.Path, m.Dir)
 }
 
+// deferSlowdown is the probe: "if benchwardenSlowOn { defer benchwardenSlowExit(benchwardenSlowEnter()) }".
+// A function whose slowdown is off (a switchable build's control) reads no clock; the defer stays open-coded.
 func deferSlowdown(suffix string) ast.Stmt {
 	enter := &ast.CallExpr{Fun: ast.NewIdent("benchwardenSlow" + suffix + "Enter")}
-	return &ast.DeferStmt{Call: &ast.CallExpr{Fun: ast.NewIdent("benchwardenSlow" + suffix + "Exit"),
+	deferred := &ast.DeferStmt{Call: &ast.CallExpr{Fun: ast.NewIdent("benchwardenSlow" + suffix + "Exit"),
 		Args: []ast.Expr{enter}}}
+	return &ast.IfStmt{Cond: ast.NewIdent("benchwardenSlow" + suffix + "On"),
+		Body: &ast.BlockStmt{List: []ast.Stmt{deferred}}}
 }
 
 // callsItself reports whether the body calls a function (or any method) of the declaration's own name.
@@ -180,30 +211,57 @@ func declaredNames(pkg string, files []ParsedFile) []string {
 }
 
 // slowdownHelper is the helper file's text; every identifier it declares starts with "benchwardenSlow" + suffix.
-func slowdownHelper(pkgName string, factor float64, recursive bool, suffix string) string {
+// sw is the function's switch in SwitchEnv, or NoSwitch when factor is fixed.
+func slowdownHelper(pkgName string, factor float64, recursive bool, suffix string, sw int) string {
 	text := fmt.Sprintf(`// Code generated by benchwarden's rewriter (benchwarden assess); DO NOT EDIT.
 // It slows one function of this package down for a slowdown-injection experiment.
 
 package %s
 
 import (
+	"os"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
 
-// benchwardenSlowFactor is the relative slowdown v: each activation takes (1+v) times as long.
-const benchwardenSlowFactor = %v
+// benchwardenSlowSwitch is the function's switch in $BENCHWARDEN_SLOW, or -1 when its factor is fixed.
+const benchwardenSlowSwitch = %d
 
 // benchwardenSlowRecursive: the function calls itself, so only the outermost activation waits.
 const benchwardenSlowRecursive = %v
 
+// benchwardenSlowFactor is the relative slowdown v: each activation takes (1+v) times as long.
+var benchwardenSlowFactor = benchwardenSlowStartFactor(%v)
+
 var (
-	benchwardenSlowActive     = true
+	benchwardenSlowOn         bool  // the probe runs (set by init when v > 0)
 	benchwardenSlowOverheadNs int64 // cost of one outermost enter/exit pair, subtracted from its wait
 	benchwardenSlowNestedNs   int64 // recursive mode: cost of one nested enter/exit pair
 	benchwardenSlowDepth      int64 // recursive mode: activations in progress (process-wide)
 	benchwardenSlowNested     int64 // recursive mode: nested activations so far
 )
+
+// benchwardenSlowStartFactor is the fixed factor, or this function's factor in $BENCHWARDEN_SLOW
+// ("switch:factor,..."), 0 when it is not named there.
+func benchwardenSlowStartFactor(fixed float64) float64 {
+	if benchwardenSlowSwitch < 0 {
+		return fixed
+	}
+	for _, item := range strings.Split(os.Getenv("BENCHWARDEN_SLOW"), ",") {
+		parts := strings.SplitN(item, ":", 2)
+		if len(parts) != 2 || parts[0] != strconv.Itoa(benchwardenSlowSwitch) {
+			continue
+		}
+		v, err := strconv.ParseFloat(parts[1], 64)
+		if err != nil || !(v >= 0) {
+			panic("benchwarden: BENCHWARDEN_SLOW: a factor must be a number >= 0, got " + strconv.Quote(item))
+		}
+		return v
+	}
+	return 0
+}
 
 type benchwardenSlowToken struct {
 	start  time.Time
@@ -229,7 +287,7 @@ func benchwardenSlowExit(t benchwardenSlowToken) {
 		}
 	}
 	elapsedNs := time.Since(t.start).Nanoseconds()
-	if !benchwardenSlowActive {
+	if !benchwardenSlowOn {
 		return
 	}
 	waitNs := int64(benchwardenSlowFactor*float64(elapsedNs)) - benchwardenSlowOverheadNs
@@ -244,9 +302,12 @@ func benchwardenSlowExit(t benchwardenSlowToken) {
 	}
 }
 
-// init measures the bookkeeping costs (median of 9 rounds of 20000 pairs, waits disabled).
+// init measures the bookkeeping costs (median of 9 rounds of 20000 pairs, waits off) and turns the probe on,
+// when there is a slowdown to inject.
 func init() {
-	benchwardenSlowActive = false
+	if !(benchwardenSlowFactor > 0) {
+		return
+	}
 	benchwardenSlowOverheadNs = benchwardenSlowMedianPairNs()
 	if benchwardenSlowRecursive {
 		outer := benchwardenSlowEnter()
@@ -254,7 +315,7 @@ func init() {
 		benchwardenSlowExit(outer)
 	}
 	benchwardenSlowNested = 0
-	benchwardenSlowActive = true
+	benchwardenSlowOn = true
 }
 
 func benchwardenSlowMedianPairNs() int64 {
@@ -273,6 +334,6 @@ func benchwardenSlowMedianPairNs() int64 {
 	}
 	return rounds[len(rounds)/2]
 }
-`, pkgName, factor, recursive)
+`, pkgName, sw, recursive, factor)
 	return strings.ReplaceAll(text, "benchwardenSlow", "benchwardenSlow"+suffix)
 }

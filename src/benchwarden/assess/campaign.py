@@ -42,6 +42,7 @@ from benchwarden.assess.detect import (
     screen_mdc,
 )
 from benchwarden.assess.inject import (
+    Control,
     InjectionFailed,
     InjectionPrecision,
     Injector,
@@ -63,7 +64,16 @@ from benchwarden.assess.variability import VariabilityReport, assess_variability
 from benchwarden.config import Suite
 from benchwarden.environment import GitState, collect_run_meta, git_state, machine_key
 from benchwarden.errors import BenchwardenError, ConfigError, in_suite
-from benchwarden.model import BenchmarkId, BenchmarkStatus, ForkResult, ForkStatus, RunData, RunMeta, RunStatus
+from benchwarden.model import (
+    Benchmark,
+    BenchmarkId,
+    BenchmarkStatus,
+    ForkResult,
+    ForkStatus,
+    RunData,
+    RunMeta,
+    RunStatus,
+)
 from benchwarden.runner.engine import MAX_LOST_FORKS, Plan, PlannedBenchmark, Serialised, plan_run, run_fork
 from benchwarden.runner.placement import HERE, Placement
 from benchwarden.runner.policy import StopPolicy, make_policy
@@ -134,6 +144,21 @@ class SuiteAssessment:
     benchmark_cost_s: dict[str, float] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     precision: dict[str, InjectionPrecision] = field(default_factory=dict)
+    #: what the baseline runs ran beside the plain suite (Injector.control's label), None: the plain suite
+    control: str | None = None
+
+
+@dataclass(frozen=True)
+class _Found:
+    """What tracing found: K′ (``methods``, from ``source``, with their traced ``calls``), which benchmarks reach
+    which method, and the time spent preparing the traced suite and running the project's tests."""
+
+    methods: list[str]
+    source: str
+    calls: dict[str, int]
+    reach: ReachMap
+    prepare_s: float
+    test_s: float
 
 
 @dataclass
@@ -178,34 +203,30 @@ class Campaign:
         self.commit, self.dirty = git_state(suite.context.root)
         self.toolchain: dict[str, str] = {}  # from the first plan; every run of the campaign records it
         self.control: str | None = None  # what the baselines load beside the plain suite (Injector.control)
+        self._control_build: Control | None = None  # the control itself; slowed variants may share its build
+        self._control_plan: Plan | None = None
+        self.control_s = 0.0  # preparing the control (Go: rewriting the module copy)
 
     # ------------------------------------------------------------------ the whole campaign
 
     def run(self) -> SuiteAssessment:
         t0 = self.monotonic()
-        methods_given = list(self.options.methods)
-        # the baselines run as the A/A control of the slowed variants: the helper loaded, nothing slowed
-        control = self.injector.control(self.suite)
-        self.control = control.label
-        plan = self._plan(control.suite, self.options.cli_filter)
+        if self.injector.switchable:  # the control is one build of the methods: find them first
+            found = self._find_methods(())
+            plan = self._control(found.methods)
+        else:
+            plan = self._control(())
+            found = None
         keys = [p.benchmark.id.key for p in plan.benchmarks]
         baselines, reused, variability_s = self._baselines(plan, keys)
         variability = assess_variability(
             {k: [_forks(run, k) for run in baselines] for k in keys}, len(baselines),
             self.options.unstable_cv, self.options.unstable_spread, seed=self.options.seed)
         slowdown, slowdown_source = self._slowdown(variability)
-        t_prep = self.monotonic()
-        # named methods may be any method (package-private hot code, issue #16): their reach needs the
-        # every-method trace; K′ discovered by tracing is the public API, as the study defines it
-        tracing = self.injector.tracing(self.suite, self._packages(plan), self.workdir / "trace",
-                                        self.options.test_command, every_method=bool(methods_given))
-        traced_plan = self._plan(tracing.suite, self.options.cli_filter)
-        prepare_s = self.monotonic() - t_prep
-        self.log(f"tracing which of {len(traced_plan.benchmarks)} benchmarks reach which methods")
-        reach = trace_benchmarks(traced_plan.benchmarks, tracing, self.workdir / "trace", self.monotonic)
-        for key, why in reach.failed.items():
-            self.warnings.append(f"tracing {key} failed; it is run for every method: {why.splitlines()[0]}")
-        methods, source, calls, test_s = self._methods(methods_given, tracing, reach)
+        if found is None:
+            found = self._find_methods([p.benchmark for p in plan.benchmarks])
+        methods, source, calls, reach = found.methods, found.source, found.calls, found.reach
+        prepare_s, test_s = found.prepare_s + self.control_s, found.test_s
         detections, reached, errors, injected_s, more_prep_s, n_variants = self._inject(
             methods, slowdown, reach, plan, variability, baselines)
         report = score(methods, detections, variability.spreads, slowdown, reached, errors)
@@ -223,9 +244,45 @@ class Campaign:
             reach=reach, detections=tuple(detections), abs=report, smoke=smoke, stubs=tuple(stubs), cost=cost,
             baseline_runs=tuple(r.id for r in baselines if r.id is not None), reused_runs=tuple(reused),
             benchmark_cost_s=bench_cost, warnings=tuple(self.warnings) + variability.warnings,
-            precision=dict(self.precision))
+            precision=dict(self.precision), control=self.control)
 
     # ------------------------------------------------------------------ steps
+
+    def _control(self, methods: Sequence[str]) -> Plan:
+        """The baselines' suite (:meth:`Injector.control`, the A/A control of the slowed variants: the helper
+        loaded, nothing slowed), planned; its fallback when it cannot be built."""
+        t0 = self.monotonic()
+        control = self.injector.control(self.suite, methods, self.workdir / "control")
+        self.control_s = self.monotonic() - t0
+        try:
+            plan = self._plan(control.suite, self.options.cli_filter)
+        except AssessmentFailed as exc:
+            if control.fallback is None:
+                raise
+            self.warnings.append(f"the control build of {len(methods)} probed methods failed, so the baselines "
+                                 f"run the plain suite and each variant is built apart: {exc}")
+            control = control.fallback
+            plan = self._plan(control.suite, self.options.cli_filter)
+        self.control, self._control_build, self._control_plan = control.label, control, plan
+        return plan
+
+    def _find_methods(self, benchmarks: Sequence[Benchmark]) -> "_Found":
+        """Trace which benchmarks reach which methods, and K′: the methods given, or the most called ones in
+        the project's tests or the benchmarks (``benchmarks``: the planned ones, for the default packages)."""
+        methods_given = list(self.options.methods)
+        t_prep = self.monotonic()
+        # named methods may be any method (package-private hot code, issue #16): their reach needs the
+        # every-method trace; K′ discovered by tracing is the public API, as the study defines it
+        tracing = self.injector.tracing(self.suite, self._packages(benchmarks), self.workdir / "trace",
+                                        self.options.test_command, every_method=bool(methods_given))
+        traced_plan = self._plan(tracing.suite, self.options.cli_filter)
+        prepare_s = self.monotonic() - t_prep
+        self.log(f"tracing which of {len(traced_plan.benchmarks)} benchmarks reach which methods")
+        reach = trace_benchmarks(traced_plan.benchmarks, tracing, self.workdir / "trace", self.monotonic)
+        for key, why in reach.failed.items():
+            self.warnings.append(f"tracing {key} failed; it is run for every method: {why.splitlines()[0]}")
+        methods, source, calls, test_s = self._methods(methods_given, tracing, reach)
+        return _Found(methods, source, calls, reach, prepare_s, test_s)
 
     def _plan(self, suite: Suite, cli_filter: str | None) -> Plan:
         plan = plan_run([suite], cli_filter, adapter_factory=self.placement.adapter_factory, listener=self.listener)
@@ -302,10 +359,10 @@ class Campaign:
                                  f"small are hard to inject into very short methods and to detect in two runs")
         return v, "2 × 95th-percentile maxSpread"
 
-    def _packages(self, plan: Plan) -> list[str]:
+    def _packages(self, benchmarks: Sequence[Benchmark]) -> list[str]:
         if self.options.packages:
             return list(self.options.packages)
-        return self.injector.default_packages(self.suite, [p.benchmark for p in plan.benchmarks])
+        return self.injector.default_packages(self.suite, benchmarks)
 
     def _methods(self, given: list[str], tracing: Tracing, reach: ReachMap) -> tuple[list[str], str, dict[str, int], float]:
         if given:
@@ -432,11 +489,15 @@ class Campaign:
         self.log(f"variant {number}: {what}, slowed by {slowdown:.0%} for {len(keys)} benchmark(s)")
         name = f"{SLOWED_SUITE}{number}"
         workdir = self.workdir / "slow" / (safe_name(group[0]) + (f"+{len(group) - 1}" if len(group) > 1 else ""))
-        variant = self.injector.slowed(self.suite, group, slowdown, workdir)
+        variant = self.injector.slowed(self.suite, group, slowdown, workdir, self._control_build)
         renamed = replace(variant.suite, context=replace(variant.suite.context, name=name))
-        exact = "^(?:" + "|".join(re.escape(k) for k in keys) + ")$"
-        slowed_plan = self._plan(renamed, exact)
-        by_key = {p.benchmark.id.key: p for p in slowed_plan.benchmarks}
+        if variant.same_build and self._control_plan is not None:  # the control's build: its plan, renamed
+            by_key = {p.benchmark.id.key: PlannedBenchmark(renamed, p.adapter, replace(
+                p.benchmark, id=replace(p.benchmark.id, suite=name))) for p in self._control_plan.benchmarks
+                if p.benchmark.id.key in keys}
+        else:
+            exact = "^(?:" + "|".join(re.escape(k) for k in keys) + ")$"
+            by_key = {p.benchmark.id.key: p for p in self._plan(renamed, exact).benchmarks}
         return [(m, variant, name, {k: by_key[k] for k in slowed_in[m] if k in by_key}) for m in group]
 
     def _variant_ok(self, method: str, variant, slowdown: float, errors: dict[str, str]) -> bool:

@@ -34,6 +34,7 @@ def assessment_to_json(a: SuiteAssessment) -> dict[str, Any]:
             "runs": v.n_runs,
             "baseline_runs": list(a.baseline_runs),
             "reused_runs": list(a.reused_runs),
+            "control": a.control,
             "p95_max_spread": _num(spread_percentile(spreads)) if spreads else None,
             "buckets": v.bucket_counts(),
             "unstable": list(v.unstable),

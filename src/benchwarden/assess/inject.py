@@ -12,6 +12,7 @@ Every helper writes versioned JSON lines; reading them is here, statistics are e
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -33,6 +34,8 @@ from benchwarden.model import Benchmark
 from benchwarden.revisions import RevisionError, repository_root
 
 INJECT_ENV = "BENCHWARDEN_INJECT"
+#: Read by a Go switchable build when it starts: "switch:factor" items (go/rewriter/slowdown.go, SwitchEnv)
+SLOW_ENV = "BENCHWARDEN_SLOW"
 TRACE_DIR_ENV = "BENCHWARDEN_TRACE_DIR"
 
 
@@ -48,6 +51,9 @@ class Variant:
     suite: Suite
     methods: tuple[str, ...]
     report: Path | None = None
+    #: The variant is its control's build with only its environment changed (Go's switchable build), so the
+    #: control's plan serves it: nothing to build or list again.
+    same_build: bool = False
 
     @property
     def label(self) -> str:
@@ -61,6 +67,12 @@ class Control:
 
     suite: Suite
     label: str | None = None
+    #: A build with a switch per method (Go: :data:`SLOW_ENV`), method -> its switch; a slowed variant is then
+    #: this suite with switches on. Empty: variants are built apart (or need no build).
+    switches: Mapping[str, int] = field(default_factory=dict)
+    #: What the baselines run instead when this control cannot be built (Go: the plain suite, with a build per
+    #: variant); None when there is nothing else to fall back on.
+    fallback: "Control | None" = None
 
 
 @dataclass(frozen=True)
@@ -88,16 +100,23 @@ class Injector(Protocol):
     #: variant is one argument or environment variable, and every (method, benchmark) pair needs its own forks
     #: whether grouped or not, so they slow one method per variant.
     groups: bool
+    #: Whether the control is one build of every assessed method with a switch each (Go), so that the methods
+    #: must be known (traced) before the baselines run; the others' control loads the helper, whatever is slowed.
+    switchable: bool
 
     def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]: ...
 
-    def control(self, suite: Suite) -> Control:
+    def control(self, suite: Suite, methods: Sequence[str] = (), workdir: Path | None = None) -> Control:
         """The suite as its baselines run: the helper loaded as in a slowed variant, nothing slowed (an A/A
-        control, docs/assess.md).  Where nothing is loaded at run time (Go's variants are compiled copies, Python's
-        hook wraps the one target), the suite itself, with ``label`` None."""
+        control, docs/assess.md).  Go: one rewritten build of every one of ``methods`` with each slowdown
+        switched off, built in ``workdir``, which every slowed variant then shares.  Where nothing is loaded at
+        run time (Python's hook wraps the one target), the suite itself, with ``label`` None."""
         ...
 
-    def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path) -> Variant: ...
+    def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path,
+               control: Control | None = None) -> Variant:
+        """``suite`` with ``methods`` slowed by ``factor``; from ``control``'s build when it has their switches."""
+        ...
 
     def tracing(self, suite: Suite, packages: Sequence[str], workdir: Path,
                 test_command: Sequence[str] | None, every_method: bool = False) -> Tracing:
@@ -218,6 +237,7 @@ class JmhInjector:
 
     kind = "jmh"
     groups = False
+    switchable = False
 
     def __init__(self, jar: Callable[[], Path] = helpers.agent_jar):
         self._jar = jar
@@ -237,7 +257,7 @@ class JmhInjector:
                 packages.add(package)
         return sorted(p for p in packages - bench_packages if not any(p.startswith(b + ".") for b in bench_packages))
 
-    def control(self, suite: Suite) -> Control:
+    def control(self, suite: Suite, methods: Sequence[str] = (), workdir: Path | None = None) -> Control:
         """The agent in ``mode=control``: its start-up and a class transformer, no method instrumented.  The build is
         kept: the baselines run first and build the artifact."""
         jar = _no_spaces(self._jar(), "agent jar")
@@ -245,7 +265,8 @@ class JmhInjector:
         return Control(replace(suite, context=replace(ctx, jvm_args=tuple(ctx.jvm_args) + (f"-javaagent:{jar}=mode=control",))),
                        "agent mode=control")
 
-    def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path) -> Variant:
+    def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path,
+               control: Control | None = None) -> Variant:
         method = _one(methods, self.kind)
         workdir.mkdir(parents=True, exist_ok=True)
         report = workdir / "agent-report.jsonl"
@@ -363,15 +384,41 @@ def read_go_counts(index: Path, out_dir: Path) -> dict[str, int]:
 class GoInjector:
     kind = "go"
     groups = True
+    switchable = True
 
     def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]:
         return ["all"]
 
-    def control(self, suite: Suite) -> Control:
-        return Control(suite)
+    def control(self, suite: Suite, methods: Sequence[str] = (), workdir: Path | None = None) -> Control:
+        """One rewritten copy of the module with every function of ``methods`` probed and switched off
+        (``rewrite -switchable``): the baselines and every slowed variant run this one build, so a variant differs
+        from its control only by its waits, not by code layout (a separately compiled variant ran an untouched
+        benchmark 9 % faster than the plain build once: docs/assess.md). Its label names the methods, so stored
+        baselines are reused only for the same build. Falls back to the plain suite (a build per variant) when
+        the copy cannot be rewritten here, or, through ``fallback``, cannot be built."""
+        plain = Control(suite)
+        if not methods or workdir is None:
+            return plain
+        copy = copy_module(suite, workdir / "module")
+        funcs = [arg for method in methods for arg in ("-func", method)]
+        done = run_rewriter(["-dir", str(module_root(copy.context.root)), *funcs, "-switchable"],
+                            f"probing {len(methods)} functions")
+        switches = {method: int(entry["switch"]) for method, entry in zip(methods, done["functions"])}
+        digest = hashlib.sha256("\n".join(methods).encode()).hexdigest()[:16]
+        env = {k: v for k, v in copy.context.env.items() if k != SLOW_ENV}
+        control = replace(copy, context=replace(copy.context, env=env))
+        return Control(control, f"rewriter -switchable {len(methods)} functions {digest}", switches, plain)
 
-    def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path) -> Variant:
-        """One rewritten, separately compiled copy of the module with every function of ``methods`` slowed."""
+    def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path,
+               control: Control | None = None) -> Variant:
+        """The control's switchable build with the switches of ``methods`` on (no build), when the control has
+        them; else one rewritten, separately compiled copy of the module with every function of ``methods``
+        slowed."""
+        if control is not None and control.switches and all(m in control.switches for m in methods):
+            ctx = control.suite.context
+            on = ",".join(f"{control.switches[m]}:{factor!r}" for m in methods)
+            return Variant(replace(control.suite, context=replace(ctx, env={**ctx.env, SLOW_ENV: on})),
+                           tuple(methods), None, same_build=True)
         copy = copy_module(suite, workdir / "module")
         funcs = [arg for method in methods for arg in ("-func", method)]
         run_rewriter(["-dir", str(module_root(copy.context.root)), *funcs, "-factor", repr(factor)],
@@ -416,6 +463,7 @@ _NOT_LIBRARY = {"benchmarks", "tests", "test", "setup", "conftest", "docs", "exa
 class PythonInjector:
     kind = "python"
     groups = False
+    switchable = False
 
     def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]:
         """Top-level modules and packages in the suite's ``pythonpath`` dirs, except the benchmarks and tests."""
@@ -434,10 +482,11 @@ class PythonInjector:
                     found.add(name)
         return sorted(found)
 
-    def control(self, suite: Suite) -> Control:
+    def control(self, suite: Suite, methods: Sequence[str] = (), workdir: Path | None = None) -> Control:
         return Control(suite)
 
-    def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path) -> Variant:
+    def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path,
+               control: Control | None = None) -> Variant:
         method = _one(methods, self.kind)
         workdir.mkdir(parents=True, exist_ok=True)
         report = workdir / "hook-report.jsonl"

@@ -15,6 +15,7 @@ import numpy as np
 
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
 from benchwarden.assess.inject import Control, InjectionFailed, Tracing, Variant, read_jsonl_traces
+from benchwarden.errors import BuildFailed
 from benchwarden.model import Benchmark, BenchmarkId, IterationResult
 
 #: benchmark -> methods it calls (with how many calls per fork)
@@ -57,8 +58,15 @@ class FakeAssessAdapter:
     forks = 0
     #: every fork started: (benchmark, what it ran as: "trace", "slowed", "control" or "plain")
     started: list[tuple[str, str]] = []
+    #: every suite prepared (built), by name
+    prepared: list[str] = []
+    #: per fork started (as ``started``): the switchable build it ran (its methods), None for any other
+    builds: list[str | None] = []
 
     def prepare(self, ctx: SuiteContext) -> PreparedSuite:
+        if "FAKE_BROKEN_BUILD" in ctx.env:
+            raise BuildFailed(ctx.name, "go test -c", 1, "the probed copy does not compile")
+        FakeAssessAdapter.prepared.append(ctx.name)
         return PreparedSuite(toolchain={"fake": "1"})
 
     def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
@@ -70,35 +78,53 @@ class FakeAssessAdapter:
         role = next((r for var, r in (("FAKE_TRACE", "trace"), ("FAKE_SLOW", "slowed"), ("FAKE_CONTROL", "control"))
                      if var in env), "plain")
         FakeAssessAdapter.started.append((benchmark.id.name, role))
+        FakeAssessAdapter.builds.append(env.get("FAKE_SWITCHES"))
         return FakeAssessFork(benchmark.id.name, replace(plan, env=env), seed=FakeAssessAdapter.forks)
 
 
 class FakeInjector:
     """With ``groups``, one variant slows several methods (as the Go rewriter does) and preparing it fails, as the
-    rewriter's does, when one of them is named in ``unknown``; without, one method per variant (as the agent)."""
+    rewriter's does, when one of them is named in ``unknown``; without, one method per variant (as the agent).
+    With ``switchable`` (as Go), the control is one build of the campaign's methods with a switch each
+    (``FAKE_SWITCHES``), and a variant is that build with switches on; ``broken_control``: that build fails."""
 
     kind = "fake"
 
     def __init__(self, groups: bool = False, unknown: frozenset[str] = frozenset(),
-                 control: str | None = "fake control"):
+                 control: str | None = "fake control", switchable: bool = False, broken_control: bool = False):
         self.groups, self.unknown, self.control_label = groups, unknown, control
+        self.switchable, self.broken_control = switchable, broken_control
         self.slowed_methods: list[str] = []
         self.variants: list[tuple[str, ...]] = []
         self.traced_every_method: list[bool] = []
+        self.control_methods: list[tuple[str, ...]] = []
 
     def default_packages(self, suite, benchmarks):
         return ["lib"]
 
-    def control(self, suite):
+    def control(self, suite, methods=(), workdir=None):
         """As the agent's control: something loaded beside the suite (``FAKE_CONTROL``), nothing slowed; with
-        ``control=None``, the plain suite (as Go and Python)."""
+        ``control=None``, the plain suite (as Python). Switchable: one build of ``methods``, switches off."""
+        self.control_methods.append(tuple(methods))
+        if self.switchable and methods:
+            env = {**suite.context.env, "FAKE_CONTROL": "1", "FAKE_SWITCHES": ",".join(methods),
+                   **({"FAKE_BROKEN_BUILD": "1"} if self.broken_control else {})}
+            return Control(replace(suite, context=replace(suite.context, env=env)), f"switchable {len(methods)}",
+                           {m: i for i, m in enumerate(methods)}, Control(suite))
         if self.control_label is None:
             return Control(suite)
         env = {**suite.context.env, "FAKE_CONTROL": "1"}
         return Control(replace(suite, context=replace(suite.context, env=env)), self.control_label)
 
-    def slowed(self, suite, methods, factor, workdir):
+    def slowed(self, suite, methods, factor, workdir, control=None):
         assert self.groups or len(methods) == 1
+        if control is not None and control.switches:
+            assert all(m in control.switches for m in methods)
+            self.slowed_methods.extend(methods)
+            self.variants.append(tuple(methods))
+            env = {**control.suite.context.env, "FAKE_SLOW": ",".join(methods), "FAKE_FACTOR": repr(factor)}
+            return Variant(replace(control.suite, context=replace(control.suite.context, env=env)), tuple(methods),
+                           None, same_build=True)
         missing = [m for m in methods if m in self.unknown]
         if missing:
             raise InjectionFailed(f"slowing {', '.join(methods)}: function {missing[0]} not found")

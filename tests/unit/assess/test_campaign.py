@@ -25,6 +25,8 @@ def _fresh_seeds():
     sees does not depend on which tests ran before it."""
     FakeAssessAdapter.forks = 0
     FakeAssessAdapter.started = []
+    FakeAssessAdapter.prepared = []
+    FakeAssessAdapter.builds = []
 
 
 def committed_repo(tmp_path: Path) -> Path:
@@ -224,8 +226,8 @@ def test_an_unknown_method_is_reported_not_silently_uncovered(tmp_path):
     injector = c.injector
     original = injector.slowed
 
-    def slowed(suite, methods, factor, workdir):
-        variant = original(suite, methods, factor, workdir)
+    def slowed(suite, methods, factor, workdir, control=None):
+        variant = original(suite, methods, factor, workdir, control)
         variant.report.write_text('{"v":1,"event":"error","message":"no function b in module lib"}\n')
         return variant
 
@@ -254,6 +256,43 @@ def test_methods_no_benchmark_reaches_together_share_one_variant_and_keep_their_
     # noisy was screened out (not slowed at all); each other benchmark ran in the variant of the one method it reaches
     assert slowed_suites == {("assess~slowed~1", "fast"), ("assess~slowed~1", "setup_only"),
                              ("assess~slowed~2", "fast"), ("assess~slowed~2", "solo")}
+
+
+def test_a_switchable_control_is_one_build_that_the_baselines_and_every_variant_run(tmp_path):
+    """Go's design (docs/assess.md): K′ is traced first, then one build probes all of it with the slowdowns off;
+    the baselines run it, and each variant is it with switches on, so nothing else is built and no variant
+    differs from its control in code layout. The outcomes are those of the group-testing test above."""
+    suite = make_suite(tmp_path)
+    injector = FakeInjector(groups=True, switchable=True)
+    c, store, scratch, _ = campaign(tmp_path, suite, injector=injector, slowdown=0.1, max_forks=5, min_change=0.05)
+    result = c.run()
+    assert injector.control_methods == [("lib:a", "lib:b", "lib:c", "lib:zzz")]  # once, with every method of K′
+    assert injector.variants == [("lib:a", "lib:c"), ("lib:b",)]
+    assert not [name for name in FakeAssessAdapter.prepared if name.startswith("assess~slowed")]  # built once
+    switched = "lib:a,lib:b,lib:c,lib:zzz"
+    runs = [(role, build) for (_, role), build in zip(FakeAssessAdapter.started, FakeAssessAdapter.builds)
+            if role != "trace"]
+    assert runs and all(build == switched for _, build in runs), runs  # baselines and slowed forks: one build
+    assert {role for role, _ in runs} == {"control", "slowed"}
+    outcome = {(d.method, d.benchmark): d.outcome.value for d in result.detections}
+    assert outcome[("lib:a", "fast")] == "detected" and outcome[("lib:b", "solo")] == "detected"
+    assert outcome[("lib:b", "fast")] == "not detected" and outcome[("lib:c", "setup_only")] == "not detected"
+    for run_id in result.baseline_runs:
+        assert store.load_run(run_id).meta.config["suites"]["lib"]["control"] == "switchable 4"
+
+
+def test_a_switchable_control_that_does_not_build_falls_back_to_the_plain_suite_and_a_build_per_variant(tmp_path):
+    suite = make_suite(tmp_path)
+    injector = FakeInjector(groups=True, switchable=True, broken_control=True)
+    c, store, _, _ = campaign(tmp_path, suite, injector=injector, rule="study")
+    result = c.run()
+    assert any("control build of 4 probed methods failed" in w and "does not compile" in w for w in result.warnings)
+    assert all(build is None for build in FakeAssessAdapter.builds)  # nothing ran the broken build
+    assert [name for name in FakeAssessAdapter.prepared if name.startswith("assess~slowed")] == \
+        ["assess~slowed~1", "assess~slowed~2"]  # each variant built apart, as before
+    assert "control" not in store.load_run(result.baseline_runs[0]).meta.config["suites"]["lib"]
+    cov = {m.method: m for m in result.abs.methods}
+    assert set(cov["lib:a"].detected_by) == {"fast"} and set(cov["lib:b"].detected_by) == {"solo"}
 
 
 def test_a_group_that_cannot_be_prepared_is_split_and_only_the_failing_method_is_lost(tmp_path):
