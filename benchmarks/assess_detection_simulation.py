@@ -3,7 +3,8 @@
 Each simulated (method, benchmark) pair has ``BASE`` baseline forks from the variability runs, then rounds
 of one slowed fork and one fresh baseline fork, judged at the design's looks (``DetectionDesign.schedule``) by
 :func:`benchwarden.assess.detect.decide_looks` (the function the campaign uses), with the futility stop of
-:func:`~benchwarden.assess.detect.detect_sequential` (the change detectable at the full budget exceeds v) and,
+:func:`~benchwarden.assess.detect.detect_sequential` (the change detectable at the full budget, at the fork spread's lower 80 % bound, exceeds v;
+``--point-futility``: at its estimate, as before 29 Nov 2026) and,
 unless ``--no-screen``, the screening of benchmarks too noisy for v before any slowed fork
 (:func:`~benchwarden.assess.detect.screen_mdc`; such pairs count as undecided with 0 forks), and the
 "overshot" rule (:func:`~benchwarden.assess.detect.overshot`: the true change never exceeds v here, so every
@@ -27,10 +28,11 @@ from benchwarden.assess.detect import (
     DETECTED,
     NOT_DETECTED,
     OVERSHOT,
+    SCREEN_CONFIDENCE,
     UNDECIDED,
     DetectionDesign,
+    budget_mdc,
     decide_looks,
-    detectable_change,
     overshot,
     screen_mdc,
 )
@@ -55,27 +57,26 @@ def noise(rng: np.random.Generator, shape: tuple[int, ...], sd: float, kind: str
 
 
 def simulate(n: int, change: float, sd: float, kind: str, design: DetectionDesign, seed: int,
-             base: int = BASE, screen: bool = True) -> dict:
+             base: int = BASE, screen: bool = True, point_futility: bool = False) -> dict:
     rng = np.random.default_rng(seed)
     rounds = design.max_forks
     y_base = noise(rng, (n, base + rounds), sd, kind)
     y_slow = math.log1p(change) + noise(rng, (n, rounds), sd, "normal" if kind == "outlier" else kind)
     outcome = np.full(n, -1)
     used = np.zeros(n, dtype=int)
-    change_conf = design.confidences()[0]
     screened = screen_mdc(y_base[:, :base], THRESHOLD, design) > SLOWDOWN if screen else np.zeros(n, dtype=bool)
     outcome[screened] = UNDECIDED
     for k in design.schedule:  # the looks, as detect_sequential takes them
         codes, decision, result = decide_looks(y_base[:, :base + k], y_slow[:, :k], THRESHOLD, design)
         kept_b = (~result.drop_base).sum(-1)
         kept_c = (~result.drop_cand).sum(-1)
-        spread = result.statistic.se / np.sqrt(1 / kept_b + 1 / kept_c)
         more = rounds - k
-        mdc = detectable_change(spread * np.sqrt(1 / (kept_b + more) + 1 / (kept_c + more)),
-                                kept_b + kept_c + 2 * more - 2, change_conf, THRESHOLD, design.power)
+        mdc = budget_mdc(result.statistic.se, kept_b, kept_c, more, THRESHOLD, design)
+        futile = budget_mdc(result.statistic.se, kept_b, kept_c, more, THRESHOLD, design,
+                            None if point_futility else SCREEN_CONFIDENCE)
         beyond = overshot(np.exp(decision.change[0]), np.exp(decision.estimate), mdc, SLOWDOWN)
         codes = np.where((codes == DETECTED) & beyond, OVERSHOT, codes)
-        final = (codes != UNDECIDED) | (k == rounds) | (mdc > SLOWDOWN)
+        final = (codes != UNDECIDED) | (k == rounds) | (futile > SLOWDOWN)
         newly = (outcome < 0) & final
         outcome[newly], used[newly] = codes[newly], k
     return {"change": change, "sd": sd, "shape": kind, "n": n,
@@ -93,6 +94,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--base", type=int, default=BASE, help="baseline forks from the variability runs")
     parser.add_argument("--no-screen", action="store_true", help="no screening of noisy benchmarks before slowed forks")
+    parser.add_argument("--point-futility", action="store_true",
+                        help="the futility stop at the spread's estimate (before 29 Nov 2026), not its 80 %% lower bound")
     args = parser.parse_args()
     design = DetectionDesign(min_forks=args.min_forks, max_forks=args.forks)
     rows = []
@@ -101,7 +104,8 @@ def main() -> None:
         for sd in (0.01, 0.03, 0.10):
             for change in (0.0, 0.01, 0.05, 0.10):
                 cell += 1
-                row = simulate(args.n, change, sd, kind, design, args.seed * 1000 + cell, args.base, not args.no_screen)
+                row = simulate(args.n, change, sd, kind, design, args.seed * 1000 + cell, args.base, not args.no_screen,
+                               args.point_futility)
                 rows.append(row)
                 print(json.dumps(row))
     print()

@@ -162,6 +162,8 @@ class DetectionLook:
     mdc: float  # benchmark change detected with 80 % power at the full budget (inf: unknown; detectable_change)
     se: float = math.inf  # standard error of log(ratio)
     left_out: int = 0  # outlying forks left out (ESD)
+    #: as ``mdc``, at the fork spread's lower 80 % confidence bound: what the futility stop compares with v
+    futility_mdc: float = math.inf
 
 
 @dataclass(frozen=True)
@@ -231,18 +233,46 @@ def look_at(base: ForkData, slowed: ForkData, slowdown: float, threshold: float,
     kept_b = int((~result.drop_base).sum())
     kept_c = int((~result.drop_cand).sum())
     se = float(result.statistic.se)
-    mdc = math.inf
+    mdc = futile = math.inf
     if math.isfinite(se) and kept_c >= 1 and kept_b >= 1:
-        spread = se / math.sqrt(1 / kept_b + 1 / kept_c)  # the pooled s.d. of one fork's log summary
         more = max(0, design.max_forks - y_slow.size)  # rounds left: a slowed and a baseline fork each
-        mdc = detectable_change(spread * math.sqrt(1 / (kept_b + more) + 1 / (kept_c + more)),
-                                kept_b + kept_c + 2 * more - 2, design.confidences()[0], threshold, design.power)
+        mdc = float(budget_mdc(se, kept_b, kept_c, more, threshold, design))
+        futile = float(budget_mdc(se, kept_b, kept_c, more, threshold, design, SCREEN_CONFIDENCE))
     low, high = (float(np.exp(b)) for b in decision.change)
     eq_low, eq_high = (float(np.exp(b)) for b in decision.equivalence)
     look = DetectionLook(base_forks=y_base.size, slowed_forks=y_slow.size, ratio=float(np.exp(decision.estimate)),
                          change=(low, high), equivalence=(eq_low, eq_high), rank_p=float(decision.rank_p),
-                         threshold=threshold, mdc=mdc, se=se, left_out=int(result.drop_base.sum() + result.drop_cand.sum()))
+                         threshold=threshold, mdc=mdc, se=se, left_out=int(result.drop_base.sum() + result.drop_cand.sum()),
+                         futility_mdc=futile)
     return CODES[int(codes)], look, smallest_detectable_slowdown(look, slowdown)
+
+
+def budget_mdc(se, kept_base, kept_slowed, more, threshold: float, design: "DetectionDesign",
+               spread_confidence: float | None = None):
+    """The benchmark change detectable (:func:`detectable_change`) once ``more`` rounds (a slowed and a baseline
+    fork each) are added to the forks judged so far, whose log ratio has standard error ``se``.
+
+    The pooled s.d. of one fork's log summary is ``σ = se/√(1/n_b + 1/n_s)``; at the budget ``se' =
+    σ·√(1/(n_b+m) + 1/(n_s+m))`` with ``df = n_b + n_s + 2m − 2``.  With ``spread_confidence``, σ is taken at its
+    one-sided lower bound ``σ·√(df₀/χ²_{c, df₀})``, ``df₀ = n_b + n_s − 2`` (the chi-square interval of a normal
+    s.d., as :func:`screen_mdc`): the futility stop uses it, so that a spread over-estimated from few forks — one
+    slowed fork in the other mode of a bimodal benchmark — does not end a pair that could still decide (issue #19:
+    the Go example at 50 %, ``Tokenize`` through its own benchmark, stopped at 2 slowed forks with a ratio of 1.40
+    that 10 forks detected).  Vectorised (a float for scalars); ``inf`` where nothing is known.
+    """
+    se_a = np.asarray(se, dtype=float)
+    nb, ns, m = (np.asarray(x, dtype=float) for x in (kept_base, kept_slowed, more))
+    ok = np.isfinite(se_a) & (nb >= 1) & (ns >= 1)
+    nb1, ns1 = np.maximum(nb, 1.0), np.maximum(ns, 1.0)
+    spread = np.where(ok, se_a, 0.0) / np.sqrt(1 / nb1 + 1 / ns1)
+    if spread_confidence is not None:
+        df0 = nb1 + ns1 - 2
+        spread = np.where(df0 >= 1, spread * np.sqrt(np.maximum(df0, 1) / scistats.chi2.ppf(spread_confidence,
+                                                                                          np.maximum(df0, 1))), spread)
+    value = detectable_change(spread * np.sqrt(1 / (nb1 + m) + 1 / (ns1 + m)), nb1 + ns1 + 2 * m - 2,
+                              design.confidences()[0], threshold, design.power)
+    value = np.where(ok, value, np.inf)
+    return float(value) if value.ndim == 0 else value
 
 
 def detectable_change(se, df, confidence: float, threshold: float, power: float):
@@ -361,7 +391,7 @@ def detect_sequential(method: str, benchmark: str, base: ForkData, slowed: ForkD
                     f"{look.mdc:.1%}): the detection rests on an injection larger than {slowdown:.0%}; not counted "
                     f"as detecting {slowdown:.0%}")
         return Detection(method, benchmark, "compare", Outcome.OVERSHOT, look=look, warnings=(note,))
-    futile = look.mdc > slowdown
+    futile = look.futility_mdc > slowdown
     if outcome is Outcome.UNDECIDED and not final and not futile:
         return None
     notes = (f"stopped after {n} slowed forks: even a benchmark that spends all its time in the method (a change "

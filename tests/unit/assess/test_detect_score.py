@@ -18,6 +18,7 @@ from benchwarden.assess.detect import (
     decide_looks,
     detect_sequential,
     detect_study,
+    budget_mdc,
     detectable_change,
     look_at,
     screen_mdc,
@@ -207,6 +208,33 @@ def test_a_pair_that_cannot_be_decided_within_the_budget_stops_early():
     # a quiet benchmark with the same data shape goes on measuring instead
     quiet = detect_sequential("m", "b", forks(rng, 6, 100.0, 0.01), forks(rng, 2, 101.5, 0.01), 0.1, 0.03, DESIGN)
     assert quiet is None
+
+
+def test_the_change_detectable_at_the_budget_by_hand_and_the_futility_stops_lenient_spread():
+    """budget_mdc: σ = se/√(1/n_b + 1/n_s), se' = σ·√(1/(n_b+m) + 1/(n_s+m)), df = n_b+n_s+2m−2 into
+    detectable_change; for the futility stop σ at its 80 % lower chi-square bound σ·√(df₀/χ²₀.₈(df₀)),
+    df₀ = n_b+n_s−2 (scipy's chi2 as the reference). Vectorised like the rest."""
+    design = DetectionDesign(max_forks=5)
+    se, nb, ns, m = 0.1, 8, 2, 3
+    sigma = se / np.sqrt(1 / nb + 1 / ns)
+    at = sigma * np.sqrt(1 / (nb + m) + 1 / (ns + m))
+    point = detectable_change(at, nb + ns + 2 * m - 2, design.confidences()[0], 0.03, design.power)
+    assert budget_mdc(se, nb, ns, m, 0.03, design) == pytest.approx(point, rel=1e-12)
+    low = np.sqrt((nb + ns - 2) / sps.chi2.ppf(0.8, nb + ns - 2))
+    lenient = detectable_change(at * low, nb + ns + 2 * m - 2, design.confidences()[0], 0.03, design.power)
+    assert budget_mdc(se, nb, ns, m, 0.03, design, 0.8) == pytest.approx(lenient, rel=1e-12) and lenient < point
+    both = budget_mdc(np.array([se, np.inf]), np.array([nb, nb]), np.array([ns, ns]), m, 0.03, design)
+    assert both[0] == pytest.approx(point) and both[1] == np.inf
+    # a spread between the two: the estimate says futile, its lower bound says measure on, and the rule measures on
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        base, slowed = forks(rng, 8, 100.0, 0.04), forks(rng, 2, 110.0, 0.04)
+        outcome, look, _ = look_at(base, slowed, 0.1, 0.03, design)
+        if outcome is Outcome.UNDECIDED and look.futility_mdc < 0.1 < look.mdc:
+            assert detect_sequential("m", "b", base, slowed, 0.1, 0.03, design) is None
+            break
+    else:
+        pytest.fail("no draw fell between the two")
 
 
 def test_the_smallest_detectable_slowdown_is_detected_about_as_often_as_promised():
