@@ -252,7 +252,12 @@ class Campaign:
         """The baselines' suite (:meth:`Injector.control`, the A/A control of the slowed variants: the helper
         loaded, nothing slowed), planned; its fallback when it cannot be built."""
         t0 = self.monotonic()
-        control = self.injector.control(self.suite, methods, self.workdir / "control")
+        try:
+            control = self.injector.control(self.suite, methods, self.workdir / "control")
+        except InjectionFailed as exc:  # a method the rewriter cannot probe: each variant then fails alone
+            self.warnings.append(f"the control build of {len(methods)} probed methods could not be prepared, so "
+                                 f"the baselines run the plain suite and each variant is built apart: {exc}")
+            control = self.injector.control(self.suite)
         self.control_s = self.monotonic() - t0
         try:
             plan = self._plan(control.suite, self.options.cli_filter)

@@ -106,6 +106,9 @@ class FakeInjector:
         """As the agent's control: something loaded beside the suite (``FAKE_CONTROL``), nothing slowed; with
         ``control=None``, the plain suite (as Python). Switchable: one build of ``methods``, switches off."""
         self.control_methods.append(tuple(methods))
+        missing = [m for m in methods if m in self.unknown]
+        if self.switchable and missing:  # as the rewriter: one unknown function and nothing is written
+            raise InjectionFailed(f"probing {len(methods)} functions: function {missing[0]} not found")
         if self.switchable and methods:
             env = {**suite.context.env, "FAKE_CONTROL": "1", "FAKE_SWITCHES": ",".join(methods),
                    **({"FAKE_BROKEN_BUILD": "1"} if self.broken_control else {})}

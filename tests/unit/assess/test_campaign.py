@@ -295,6 +295,20 @@ def test_a_switchable_control_that_does_not_build_falls_back_to_the_plain_suite_
     assert set(cov["lib:a"].detected_by) == {"fast"} and set(cov["lib:b"].detected_by) == {"solo"}
 
 
+def test_a_method_the_switchable_build_cannot_probe_loses_only_that_method(tmp_path):
+    """The rewriter refuses the whole switchable build for one unknown function: the campaign falls back to plain
+    baselines and a variant per group, where that method alone fails, as before the switchable build."""
+    suite = make_suite(tmp_path)
+    injector = FakeInjector(groups=True, switchable=True, unknown=frozenset({"lib:c"}))
+    c, *_ = campaign(tmp_path, suite, injector=injector, rule="study")
+    result = c.run()
+    assert any("could not be prepared" in w and "lib:c not found" in w for w in result.warnings)
+    assert all(build is None for build in FakeAssessAdapter.builds)
+    cov = {m.method: m for m in result.abs.methods}
+    assert "function lib:c not found" in cov["lib:c"].error and not cov["lib:a"].error
+    assert set(cov["lib:a"].detected_by) == {"fast"} and set(cov["lib:b"].detected_by) == {"solo"}
+
+
 def test_a_group_that_cannot_be_prepared_is_split_and_only_the_failing_method_is_lost(tmp_path):
     suite = make_suite(tmp_path)
     injector = FakeInjector(groups=True, unknown=frozenset({"lib:c"}))
