@@ -2,7 +2,9 @@
 
 Order (each step stores what it ran; see docs/assess.md):
 
-1. plan the suite (build, list, filter);
+1. plan the suite as its baselines run (build, list, filter): the injector's control, the helper loaded and
+   nothing slowed. Where the control is one build of K′ with a switch per method (Go,
+   ``Injector.switchable``), steps 4 and 5 come first, since the build needs K′;
 2. variability: N baseline runs, reusing complete runs of the same commit and settings from the store
    (a dirty or unknown commit is never reused: the code may differ);
 3. v: the user's question (default 10 %), or with ``slowdown = "study"`` twice the 95th-percentile
