@@ -273,7 +273,10 @@ class ClusterSession:
             if known is None:
                 t0 = time.monotonic()
                 artefact = pack(root)
-                data = self.client.scatter(artefact.data, hash=True)
+                # broadcast: every worker holds the bytes before its first fork; scattered to one worker only, the
+                # scheduler's data locality kept every fork of a shipped suite on that worker while the other was
+                # idle (a clean-clone CI run, 29 Nov 2026: all six forks on w1)
+                data = self.client.scatter(artefact.data, hash=True, broadcast=True)
                 known = self._artefacts[str(root)] = (artefact.digest, data)
                 self._log(f"cluster {self.where.describe()}: shipping {root} to the workers: "
                           f"{len(artefact.data) / 2 ** 20:.1f} MiB, sha256 {artefact.digest[:12]} "
