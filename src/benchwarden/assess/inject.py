@@ -394,8 +394,9 @@ class GoInjector:
         (``rewrite -switchable``): the baselines and every slowed variant run this one build, so a variant differs
         from its control only by its waits, not by code layout (a separately compiled variant ran an untouched
         benchmark 9 % faster than the plain build once: docs/assess.md). Its label names the methods, so stored
-        baselines are reused only for the same build. Falls back to the plain suite (a build per variant) when
-        the copy cannot be rewritten here, or, through ``fallback``, cannot be built."""
+        baselines are reused only for the same K′ and rewriter. InjectionFailed when the copy cannot be rewritten
+        (the campaign then runs the plain suite, a build per variant); ``fallback`` is the plain suite, for when
+        the copy does not build."""
         plain = Control(suite)
         if not methods or workdir is None:
             return plain
@@ -404,7 +405,10 @@ class GoInjector:
         done = run_rewriter(["-dir", str(module_root(copy.context.root)), *funcs, "-switchable"],
                             f"probing {len(methods)} functions")
         switches = {method: int(entry["switch"]) for method, entry in zip(methods, done["functions"])}
-        digest = hashlib.sha256("\n".join(methods).encode()).hexdigest()[:16]
+        # the rewriter's own version too (its build folder is named by the hash of its sources): baselines of a
+        # build whose probes differ are not this control's
+        version = helpers.rewriter_binary().parent.name
+        digest = hashlib.sha256("\n".join([version, *methods]).encode()).hexdigest()[:16]
         env = {k: v for k, v in copy.context.env.items() if k != SLOW_ENV}
         control = replace(copy, context=replace(copy.context, env=env))
         return Control(control, f"rewriter -switchable {len(methods)} functions {digest}", switches, plain)
