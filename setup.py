@@ -1,9 +1,9 @@
-"""Copies the helpers' sources (Java agent, Go rewriter, JUnit launcher) into the wheel; the rest is in pyproject.toml.
+"""Copies the helpers' sources (Java agent, Go rewriter, JUnit launcher, JMH profiler) into the wheel; the rest is in pyproject.toml.
 
-The helpers live in their own top-level folders (``java/agent``, ``go/rewriter``, ``java/junit-launcher``: built and tested with their own
+The helpers live in their own top-level folders (``java/agent``, ``go/rewriter``, ``java/junit-launcher``, ``java/jmh-profiler``: built and tested with their own
 tools), outside the ``src/benchwarden`` package, so package-data globs cannot reach them. This build step copies
 exactly the files that :mod:`benchwarden.helpers.sources` names — the same selection the build cache's
-digest covers — to ``benchwarden/helpers_src/{java/agent,go/rewriter,java/junit-launcher}`` in the wheel, where
+digest covers — to ``benchwarden/helpers_src/{java/agent,go/rewriter,java/junit-launcher,java/jmh-profiler}`` in the wheel, where
 ``benchwarden.helpers.build.source_root()`` finds them. An editable install needs no copy: it finds the checkout.
 """
 

@@ -15,13 +15,21 @@ A fork is ``java -jar <artifact> ^\\Q<benchmark>\\E$ -f 1 -wi 0 -i <max> -r <t> 
   (``Runner.getBenchmarkParams``), so the annotation's arguments are read from the jar's BenchmarkList
   and passed first, followed by the suite's and the plan's JVM arguments.
 
+With ``metric = "cpu"`` the fork is ``java -cp <artifact>:<profiler classes> <Main-Class> ... -prof
+io.benchwarden.jmh.CpuTimeProfiler``: benchwarden's profiler (``java/jmh-profiler``, compiled on first use against
+the jar's own JMH) reports each iteration's CPU time per operation of the benchmark JVM's threads except the JIT
+compilers' (docs/metrics.md); it becomes the value, and JMH's time per operation moves to ``wall [ns/op]``.
+
 JMH prints ``Iteration N:`` when an iteration starts and its result when it ends, and flushes: results
 stream through the stdout pipe as each iteration completes.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
+import os
 import re
 import threading
 import time
@@ -39,6 +47,8 @@ from benchwarden.adapters.jmh_output import (
 from benchwarden.adapters.params import check_names
 from benchwarden.adapters.process import LineTimeout, ManagedProcess, capture, require_tool, run_build
 from benchwarden.errors import ArtifactMissing, ConfigError, ForkFailed, ListingFailed, ToolchainMissing
+from benchwarden.helpers import build as helpers
+from benchwarden.metrics.catalog import label
 from benchwarden.model import Benchmark, IterationResult
 from benchwarden.units import from_ns_per_op
 
@@ -92,9 +102,11 @@ class JmhAdapter:
     def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> "JmhFork":
         """Start one JMH process running ``benchmark`` for up to ``plan.max_iterations`` iterations."""
         profilers = profilers_option(ctx)
-        argv = fork_argv(java_executable(ctx), artifact_path(ctx), benchmark, plan, ctx.jvm_args, profilers)
+        java, jar = java_executable(ctx), artifact_path(ctx)
+        cpu_classes = cpu_profiler_classes(ctx, java, jar) if plan.metric == "cpu" else None
+        argv = fork_argv(java, jar, benchmark, plan, ctx.jvm_args, profilers, cpu_classes)
         env = {**ctx.env, **plan.env}
-        return JmhFork(argv, ctx.root, env, benchmark, plan, profilers=bool(profilers))
+        return JmhFork(argv, ctx.root, env, benchmark, plan, profilers=bool(profilers) or cpu_classes is not None)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -132,6 +144,34 @@ def read_benchmark_list(jar: Path) -> str:
         raise ListingFailed(f"{jar}: no META-INF/BenchmarkList; is this a JMH benchmarks jar?") from None
     except (OSError, zipfile.BadZipFile) as exc:
         raise ListingFailed(f"{jar}: cannot read the jar: {exc}") from None
+
+
+def main_class(jar: Path) -> str:
+    """The jar's ``Main-Class`` (JMH's archetype: ``org.openjdk.jmh.Main``), which ``java -cp`` must name."""
+    try:
+        with zipfile.ZipFile(jar) as zf:
+            manifest = zf.read("META-INF/MANIFEST.MF").decode("utf-8", "replace")
+    except (KeyError, OSError, zipfile.BadZipFile):
+        return "org.openjdk.jmh.Main"
+    m = re.search(r"^Main-Class:\s*(\S+)\s*$", manifest, re.MULTILINE)
+    return m.group(1) if m else "org.openjdk.jmh.Main"
+
+
+def cpu_profiler_classes(ctx: SuiteContext, java: str, jar: Path) -> Path:
+    """The class folder of benchwarden's JMH CPU-time profiler, compiled against this jar's JMH on first use with
+    the ``javac`` beside the suite's ``java`` (else on PATH)."""
+    javac = Path(java).resolve().parent / "javac"
+    compiler = str(javac) if javac.is_file() else require_tool(
+        "javac", ctx.name, 'metric = "cpu" compiles benchwarden\'s JMH profiler with javac: install a JDK, not a JRE')
+    stat = jar.stat()
+    return helpers.jmh_profiler_classes(compiler, jar, _jmh_tag(jar, stat.st_mtime_ns, stat.st_size),
+                                        env=dict(ctx.env) or None)
+
+
+@functools.lru_cache(maxsize=16)
+def _jmh_tag(jar: Path, mtime_ns: int, size: int) -> str:
+    """The jar's JMH version, else a digest of the jar (read once per jar file, not per fork)."""
+    return jmh_version(jar) or hashlib.sha256(jar.read_bytes()).hexdigest()
 
 
 def jmh_version(jar: Path) -> str | None:
@@ -204,14 +244,17 @@ def profilers_option(ctx: SuiteContext) -> tuple[str, ...]:
 
 
 def fork_argv(java: str, jar: Path, benchmark: Benchmark, plan: ForkPlan, suite_jvm_args: tuple[str, ...] = (),
-              profilers: tuple[str, ...] = ()) -> list[str]:
-    """The complete command line of one fork (see the module docstring for why each option is there)."""
+              profilers: tuple[str, ...] = (), cpu_classes: Path | None = None) -> list[str]:
+    """The complete command line of one fork (see the module docstring for why each option is there);
+    ``cpu_classes``: the CPU-time profiler's class folder, for ``metric = "cpu"``."""
     username = benchmark.spec.get("benchmark", benchmark.id.name)
     mode = benchmark.spec.get("mode", benchmark.mode)
     iteration = jmh_time_value(plan.iteration_time_s)
     # -Djmh.ignoreLock: JMH's /tmp/jmh.lock keeps two JMH hosts from running at once; benchwarden decides
     # what runs concurrently itself (one fork at a time, or a base and a candidate fork side by side).
-    argv = [java, "-Djmh.ignoreLock=true", "-jar", str(jar), f"^\\Q{username}\\E$",
+    launch = ["-jar", str(jar)] if cpu_classes is None else [
+        "-cp", f"{jar}{os.pathsep}{cpu_classes}", main_class(jar)]
+    argv = [java, "-Djmh.ignoreLock=true", *launch, f"^\\Q{username}\\E$",
             "-f", "1", "-wi", "0", "-i", str(plan.max_iterations), "-r", iteration, "-w", iteration,
             "-bm", mode, "-tu", print_time_unit(mode), "-foe", "true"]
     for name, value in benchmark.id.params:
@@ -221,8 +264,27 @@ def fork_argv(java: str, jar: Path, benchmark: Benchmark, plan: ForkPlan, suite_
         argv += ["-p", f"{name}={value}"]
     for profiler in profilers:
         argv += ["-prof", profiler]
+    if cpu_classes is not None:
+        argv += ["-prof", helpers.JMH_PROFILER_CLASS]
     argv += jvm_args_options(fork_jvm_args(benchmark, tuple(suite_jvm_args), tuple(plan.jvm_args)))
     return argv
+
+
+_CPU = label("cpu", "ns/op")
+
+
+def cpu_as_value(result: IterationResult, benchmark: str, lineno: int) -> tuple[float, dict[str, float]]:
+    """(CPU time per operation, secondary metrics with the wall time as ``wall [ns/op]``) of an iteration that
+    ran under the CPU-time profiler; :class:`ForkFailed` when the profiler reported nothing (not Linux: no
+    ``/proc/self/task``) or a CPU time that is not positive (an iteration far too short for it)."""
+    cpu = next((v for k, v in result.secondary.items() if k.lstrip("·") == _CPU), None)
+    if cpu is None or not cpu > 0:
+        why = ("benchwarden's CPU-time profiler reported nothing (it reads Linux's /proc/self/task)" if cpu is None
+               else f"a CPU time of {cpu} ns/op: use a longer iteration_time")
+        raise ForkFailed(benchmark, "garbage", f"output line {lineno}: {why}")
+    secondary = {k: v for k, v in result.secondary.items() if k.lstrip("·") != _CPU}
+    secondary[label("wall", "ns/op")] = result.value_ns
+    return cpu, secondary
 
 
 # --------------------------------------------------------------------------------------------------
@@ -308,9 +370,13 @@ class JmhFork:
         return [self._convert(r) for r in results]
 
     def _convert(self, result: IterationResult) -> IterationResult:
-        """JMH printed in ``-tu`` units; keep ``raw_value`` in the benchmark's own unit."""
-        raw = from_ns_per_op(result.value_ns, self.benchmark.unit)
-        return IterationResult(value_ns=result.value_ns, raw_value=raw, ops=result.ops, secondary=result.secondary)
+        """JMH printed in ``-tu`` units; keep ``raw_value`` in the benchmark's own unit.  With ``metric = "cpu"``
+        the profiler's CPU time per operation is the value and JMH's time per operation ``wall [ns/op]``."""
+        value, secondary = result.value_ns, result.secondary
+        if self.plan.metric == "cpu":
+            value, secondary = cpu_as_value(result, self._label, self._parser.lineno)
+        raw = from_ns_per_op(value, self.benchmark.unit)
+        return IterationResult(value_ns=value, raw_value=raw, ops=result.ops, secondary=secondary)
 
     def _timeout(self, overall_deadline: float) -> ForkFailed:
         self._process.terminate()

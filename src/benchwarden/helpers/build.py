@@ -1,5 +1,5 @@
-"""The helpers — the Java agent, the Go rewriter, the JUnit launcher — built by benchwarden itself on first use and
-cached.
+"""The helpers — the Java agent, the Go rewriter, the JUnit launcher, the JMH CPU-time profiler — built by benchwarden
+itself on first use and cached.
 
 Their sources travel with the package: the wheel carries them under ``benchwarden/helpers_src/`` (copied there by
 ``setup.py``), a source checkout has them at the repository root (``java/agent``, ``go/rewriter``), and
@@ -23,10 +23,12 @@ from benchwarden.adapters.process import require_tool, run_build
 from benchwarden.errors import BenchwardenError
 from benchwarden.helpers.sources import (
     AGENT_DIR,
+    JMH_PROFILER_DIR,
     JUNIT_DIR,
     REWRITER_DIR,
     SHIPPED_DIR,
     agent_sources,
+    jmh_profiler_sources,
     junit_sources,
     rewriter_sources,
 )
@@ -35,6 +37,7 @@ HELPERS_ENV = "BENCHWARDEN_HELPERS"
 AGENT_JAR = "benchwarden-agent.jar"
 JUNIT_JAR = "benchwarden-junit.jar"
 REWRITER_BIN = "rewrite"
+JMH_PROFILER_CLASS = "io.benchwarden.jmh.CpuTimeProfiler"
 
 
 class HelperMissing(BenchwardenError):
@@ -43,7 +46,7 @@ class HelperMissing(BenchwardenError):
 
 def _has_sources(root: Path) -> bool:
     return ((root / AGENT_DIR / "pom.xml").is_file() and (root / REWRITER_DIR / "go.mod").is_file()
-            and (root / JUNIT_DIR / "pom.xml").is_file())
+            and (root / JUNIT_DIR / "pom.xml").is_file() and bool(jmh_profiler_sources(root / JMH_PROFILER_DIR)))
 
 
 def _installed_root() -> Path | None:
@@ -60,8 +63,8 @@ def source_root() -> Path:
         root = Path(configured)
         if not _has_sources(root):
             raise HelperMissing(f"{HELPERS_ENV}={configured}: the sources of benchwarden's helpers are not there "
-                                f"(expected {AGENT_DIR / 'pom.xml'}, {REWRITER_DIR / 'go.mod'} and "
-                                f"{JUNIT_DIR / 'pom.xml'})")
+                                f"(expected {AGENT_DIR / 'pom.xml'}, {REWRITER_DIR / 'go.mod'}, "
+                                f"{JUNIT_DIR / 'pom.xml'} and {JMH_PROFILER_DIR / 'src'})")
         return root
     installed = _installed_root()
     if installed is not None:
@@ -144,3 +147,23 @@ def junit_launcher_jar() -> Path:
     built with Maven on first use."""
     junit_dir = source_root() / JUNIT_DIR
     return _maven_helper("junit", junit_dir, junit_sources(junit_dir), JUNIT_JAR, "junit", "JUnit launcher")
+
+
+def jmh_profiler_classes(javac: str, jmh_jar: Path, jmh_version: str, env: dict[str, str] | None = None) -> Path:
+    """Class folder holding :data:`JMH_PROFILER_CLASS` (``metric = "cpu"`` for JMH suites), compiled with ``javac``
+    against ``jmh_jar`` — the suite's benchmarks jar, which holds JMH — once per source digest and JMH version
+    (``--release 8``: it loads in any JVM the suite may run on). ``jmh_version`` is the jar's JMH version, or a
+    digest of the jar when it does not say."""
+    profiler_dir = source_root() / JMH_PROFILER_DIR
+    sources = jmh_profiler_sources(profiler_dir)
+    digest = source_digest(profiler_dir, sources)
+    tag = hashlib.sha256(jmh_version.encode()).hexdigest()[:8]
+    relative = Path(*JMH_PROFILER_CLASS.split(".")).with_suffix(".class")
+
+    def build(out_dir: Path) -> None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        run_build([javac, "-nowarn", "--release", "8", "-Xlint:-options", "-cp", str(jmh_jar), "-d", str(out_dir),
+                   *map(str, sources)], profiler_dir, "metric = \"cpu\" (benchwarden's JMH CPU-time profiler)",
+                  env=env, timeout_s=300)
+
+    return _build_once(f"jmh-profiler-{tag}", digest, str(relative), build).parents[len(relative.parts) - 1]

@@ -1,4 +1,4 @@
-"""Which files are the sources of each helper (Java agent, Go rewriter, JUnit launcher): one answer for the build
+"""Which files are the sources of each helper (Java agent, Go rewriter, JUnit launcher, JMH CPU-time profiler): one answer for the build
 cache and the wheel.
 
 The same selection decides what the cache digest covers (:mod:`.helpers`) and what ``setup.py`` copies into the
@@ -18,6 +18,7 @@ from pathlib import Path
 AGENT_DIR = Path("java") / "agent"
 REWRITER_DIR = Path("go") / "rewriter"
 JUNIT_DIR = Path("java") / "junit-launcher"
+JMH_PROFILER_DIR = Path("java") / "jmh-profiler"
 
 #: The folder inside the installed ``benchwarden`` package that holds the shipped sources.
 SHIPPED_DIR = "helpers_src"
@@ -34,6 +35,12 @@ agent_sources = maven_sources
 junit_sources = maven_sources
 
 
+def jmh_profiler_sources(profiler_dir: Path) -> list[Path]:
+    """The JMH profiler: its Java sources only (no build file: benchwarden compiles them with ``javac`` against the
+    suite's own benchmarks jar, which holds JMH)."""
+    return sorted((profiler_dir / "src" / "main" / "java").rglob("*.java"))
+
+
 def rewriter_sources(rewriter_dir: Path) -> list[Path]:
     """The rewriter's Go module: ``go.mod``, ``go.sum`` if present, and its non-test ``*.go`` files (one package;
     ``testdata`` and ``*_test.go`` are for its own tests)."""
@@ -43,4 +50,5 @@ def rewriter_sources(rewriter_dir: Path) -> list[Path]:
 
 def helper_sources(root: Path) -> list[Path]:
     """Every source file of every helper under a source root (what the wheel ships)."""
-    return [*agent_sources(root / AGENT_DIR), *rewriter_sources(root / REWRITER_DIR), *junit_sources(root / JUNIT_DIR)]
+    return [*agent_sources(root / AGENT_DIR), *rewriter_sources(root / REWRITER_DIR), *junit_sources(root / JUNIT_DIR),
+            *jmh_profiler_sources(root / JMH_PROFILER_DIR)]

@@ -4,7 +4,8 @@ A suite's ``metric`` setting (docs/metrics.md) chooses it:
 
 * ``time`` (default) — wall-clock time per operation, as every harness reports it;
 * ``cpu`` — CPU time (user + system) per operation: per iteration from the process's own CPU clock
-  (Python), from ``wait4`` of each execution (commands), or two-point (Go: two executions of the
+  (Python), from the JVM's threads except the JIT compilers' (JMH: benchwarden's profiler; JUnit: the test
+  thread), from ``wait4`` of each execution (commands), or two-point (Go: two executions of the
   test binary with a fixed number of operations each, :mod:`.twopoint`);
 * ``instructions`` — instructions per operation counted by Valgrind (:mod:`.valgrind`), two-point
   for Go test binaries and Python suites, per execution for commands.  Not for JMH: a JIT compiles
@@ -25,7 +26,7 @@ from benchwarden.model import Benchmark, Direction
 
 #: primary metrics each suite kind can measure
 SUPPORTED: dict[str, tuple[str, ...]] = {
-    "jmh": ("time",),
+    "jmh": ("time", "cpu"),
     "go": ("time", "cpu", "instructions"),
     "python": ("time", "cpu", "instructions"),
     "command": ("time", "cpu", "instructions"),
@@ -38,9 +39,6 @@ REFUSED: dict[tuple[str, str], str] = {
                              "benchmark runs, so the count is neither stable nor the count of the code that would "
                              "run in production, and Valgrind slows the JVM so much that it never reaches steady "
                              "state; use metric = \"time\" (and -prof gc allocations, docs/metrics.md)",
-    ("jmh", "cpu"): "JMH benchmarks cannot be measured in CPU time: the JVM's JIT compiler and garbage collector "
-                    "threads burn CPU beside the benchmark thread that is not proportional to its operations, and "
-                    "JMH has no per-thread CPU clock; use metric = \"time\" (docs/metrics.md)",
     ("gounit", "cpu"): "Go test functions cannot be measured in CPU time: Go has no per-goroutine CPU clock, and the "
                        "process's CPU time counts the runtime's and other goroutines' work; use metric = \"time\"",
     ("gounit", "instructions"): "Go test functions cannot be measured in instructions yet: use metric = \"time\"",

@@ -87,3 +87,35 @@ def test_a_malformed_profilers_option_is_a_configuration_error(value):
 
     with pytest.raises(ConfigError, match="'profilers' must be a list of JMH profiler names"):
         profilers_option(SuiteContext("s", "jmh", Path("/x"), options={"profilers": value}))
+
+
+def test_cpu_time_runs_the_jar_main_class_with_the_profiler_on_the_class_path(tmp_path):
+    """metric = "cpu": the jar cannot be run with -jar (which ignores -cp), so its Main-Class is named and the
+    profiler's classes follow the jar on the class path; the forked benchmark JVM inherits that class path."""
+    import zipfile
+
+    jar = tmp_path / "benchmarks.jar"
+    with zipfile.ZipFile(jar, "w") as zf:
+        zf.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\nMain-Class: org.example.Main\r\n\r\n")
+    argv = fork_argv("java", jar, bench(), plan(metric="cpu"), profilers=("gc",), cpu_classes=Path("/c/classes"))
+    assert argv[2:5] == ["-cp", f"{jar}:/c/classes", "org.example.Main"] and "-jar" not in argv
+    profs = [argv[i + 1] for i, a in enumerate(argv) if a == "-prof"]
+    assert profs == ["gc", "io.benchwarden.jmh.CpuTimeProfiler"]
+    without_manifest = tmp_path / "plain.jar"
+    with zipfile.ZipFile(without_manifest, "w") as zf:
+        zf.writestr("META-INF/BenchmarkList", "")
+    assert fork_argv("java", without_manifest, bench(), plan(), cpu_classes=Path("/c"))[4] == "org.openjdk.jmh.Main"
+
+
+def test_the_profilers_cpu_time_becomes_the_value_and_the_score_the_wall_time():
+    from benchwarden.adapters.jmh import cpu_as_value
+    from benchwarden.model import IterationResult
+
+    it = IterationResult(value_ns=1200.0, raw_value=1.2, secondary={"cpu [ns/op]": 1100.0, "gc.count [counts]": 2.0})
+    assert cpu_as_value(it, "b", 7) == (1100.0, {"gc.count [counts]": 2.0, "wall [ns/op]": 1200.0})
+    older = IterationResult(value_ns=10.0, raw_value=10.0, secondary={"·cpu [ns/op]": 9.0})  # JMH < 1.36 prefixes "·"
+    assert cpu_as_value(older, "b", 7) == (9.0, {"wall [ns/op]": 10.0})
+    for secondary, why in (({}, "reported nothing"), ({"cpu [ns/op]": 0.0}, "longer iteration_time")):
+        with pytest.raises(ForkFailed, match=why) as failed:
+            cpu_as_value(IterationResult(value_ns=1.0, raw_value=1.0, secondary=secondary), "b", 7)
+        assert failed.value.reason == "garbage" and "line 7" in str(failed.value)

@@ -33,9 +33,8 @@ def test_metric_defaults_to_time_and_overrides_per_benchmark(tmp_path):
 
 @pytest.mark.parametrize("text, key, fragment", [
     ('[suites.j]\nkind = "jmh"\nmetric = "instructions"\n', "suites.j", "JIT"),
-    ('[suites.j]\nkind = "jmh"\nmetric = "cpu"\n', "suites.j", "JIT compiler and garbage collector"),
     ('[defaults]\nmetric = "instructions"\n[suites.j]\nkind = "jmh"\n', "defaults.metric", "JIT"),
-    ('[suites.j]\nkind = "jmh"\n[suites.j.overrides."x"]\nmetric = "cpu"\n', "suites.j", "overrides.x.metric"),
+    ('[suites.j]\nkind = "jmh"\n[suites.j.overrides."x"]\nmetric = "instructions"\n', "suites.j", "overrides.x.metric"),
     ('[suites.g]\nkind = "go"\nmetric = "cycles"\n', "suites.g.metric", "expected one of: time, cpu, instructions"),
     ('[suites.g]\nkind = "go"\nmetric = 1\n', "suites.g.metric", ""),
 ])
@@ -44,6 +43,11 @@ def test_a_metric_the_kind_cannot_measure_is_refused_with_the_reason(tmp_path, t
         _config(tmp_path, text)
     assert (info.value.key or "").startswith(key)
     assert fragment in str(info.value)
+
+
+def test_jmh_suites_measure_cpu_time_too(tmp_path):
+    cfg = _config(tmp_path, '[defaults]\nmetric = "cpu"\n[suites.j]\nkind = "jmh"\n')
+    assert cfg.suites["j"].settings.metric == "cpu"
 
 
 def test_instructions_change_the_unit_and_cpu_keeps_it():
