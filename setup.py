@@ -1,10 +1,13 @@
-"""Copies the helpers' sources (Java agent, Go rewriter, JUnit launcher, JMH profiler) into the wheel; the rest is in pyproject.toml.
+"""Copies the helpers' sources (Java agent, Go rewriter, JUnit launcher, JMH profiler) into the wheel; the rest is in
+pyproject.toml.
 
-The helpers live in their own top-level folders (``java/agent``, ``go/rewriter``, ``java/junit-launcher``, ``java/jmh-profiler``: built and tested with their own
-tools), outside the ``src/benchwarden`` package, so package-data globs cannot reach them. This build step copies
+The helpers live in their own top-level folders (``java/agent``, ``go/rewriter``, ``java/junit-launcher``: built and
+tested with their own tools; ``java/jmh-profiler``: compiled by benchwarden against each suite's JMH, tested by its
+e2e tests), outside the ``src/benchwarden`` package, so package-data globs cannot reach them. This build step copies
 exactly the files that :mod:`benchwarden.helpers.sources` names — the same selection the build cache's
-digest covers — to ``benchwarden/helpers_src/{java/agent,go/rewriter,java/junit-launcher,java/jmh-profiler}`` in the wheel, where
-``benchwarden.helpers.build.source_root()`` finds them. An editable install needs no copy: it finds the checkout.
+digest covers — to ``benchwarden/helpers_src/{java/agent,go/rewriter,java/junit-launcher,java/jmh-profiler}`` in the
+wheel, where ``benchwarden.helpers.build.source_root()`` finds them. An editable install needs no copy: it finds the
+checkout.
 """
 
 from __future__ import annotations

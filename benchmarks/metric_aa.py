@@ -4,8 +4,9 @@ each metric could have detected (the MDE at the budget), what each verdict was, 
 For the JMH CPU-time profiler (docs/metrics.md, "JMH's CPU time") on a real third-party suite: ``compare WORKTREE
 WORKTREE`` on the suite as configured, alternately with ``metric = "time"`` and each other metric named (rounds
 interleaved, so both metrics see the same load), each with compare's defaults (min_change 3 %, 4-20 pairs).
-The suite's configuration is not changed: a copy of it with the metric set is written beside it
-(``benchwarden-aa-<metric>.toml``; the store beside it holds every compare).
+The suite's configuration is not changed: a copy of it is written beside it (``benchwarden-aa-<metric>.toml``), in
+which every ``metric =`` line is dropped and the suite's table sets the metric; the store beside them holds every
+compare.
 
 Usage: ``.venv/bin/python benchmarks/metric_aa.py --config PATH/benchwarden.toml --suite NAME [--filter REGEX]
 [--metrics time,cpu] [--rounds 3] [--no-neighbour] [--json FILE]``. Prints a Markdown table per benchmark and metric
@@ -42,13 +43,10 @@ def _config_with_metric(config: Path, suite: str, metric: str) -> Path:
 def compare(config: Path, suite: str, filt: str | None, seed: int) -> dict:
     argv = [str(BENCHWARDEN), "compare", "WORKTREE", "WORKTREE", "--config", str(config), "--suite", suite,
             "--seed", str(seed), "--json", "-q", *(["--filter", filt] if filt else [])]
-    start = time.monotonic()
     done = subprocess.run(argv, capture_output=True, text=True, timeout=4 * 3600)
     if done.returncode not in (0, 1):
         raise SystemExit(f"compare failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    data = json.loads(done.stdout)
-    data["wall_s"] = time.monotonic() - start
-    return data
+    return json.loads(done.stdout)
 
 
 def main() -> int:
@@ -90,8 +88,10 @@ def main() -> int:
     for (bench, metric), cases in sorted(rows.items()):
         verdicts = Counter(c["verdict"] for c in cases)
         mdes = [c["mde"] for c in cases if c["mde"] is not None]
-        print(f"| `{bench}` | {metric} | {len(cases)} | {', '.join(f'{v} {n}' for v, n in sorted(verdicts.items()))} | "
-              f"{statistics.median(c['pairs'] for c in cases):.0f} | {statistics.median(c['ratio'] for c in cases):.3f} | "
+        named = ", ".join(f"{v} {n}" for v, n in sorted(verdicts.items()))
+        print(f"| `{bench}` | {metric} | {len(cases)} | {named} | "
+              f"{statistics.median(c['pairs'] for c in cases):.0f} | "
+              f"{statistics.median(c['ratio'] for c in cases):.3f} | "
               f"{f'{statistics.median(mdes):.1%}' if mdes else '–'} |")
     print()
     for metric in metrics:

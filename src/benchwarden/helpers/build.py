@@ -1,5 +1,5 @@
-"""The helpers — the Java agent, the Go rewriter, the JUnit launcher, the JMH CPU-time profiler — built by benchwarden
-itself on first use and cached.
+"""The helpers — the Java agent, the Go rewriter, the JUnit launcher, the JMH CPU-time profiler — built by
+benchwarden itself on first use and cached.
 
 Their sources travel with the package: the wheel carries them under ``benchwarden/helpers_src/`` (copied there by
 ``setup.py``), a source checkout has them at the repository root (``java/agent``, ``go/rewriter``), and

@@ -1,5 +1,5 @@
-"""Which files are the sources of each helper (Java agent, Go rewriter, JUnit launcher, JMH CPU-time profiler): one answer for the build
-cache and the wheel.
+"""Which files are the sources of each helper (Java agent, Go rewriter, JUnit launcher, JMH CPU-time profiler): one
+answer for the build cache and the wheel.
 
 The same selection decides what the cache digest covers (:mod:`.helpers`) and what ``setup.py`` copies into the
 wheel under ``benchwarden/helpers_src/`` — so a helper built from the installed copy and one built from a source
