@@ -172,3 +172,25 @@ def test_jmh_cpu_time_flags_the_slowdown_with_the_wall_time_beside_it(tmp_path):
     assert result["ratio"] > 1.3
     wall = _metric(result, "wall")
     assert wall["rule"] == "noisy" and wall["base"] > 0 and wall["candidate"] > wall["base"]
+
+
+def test_jmh_cpu_time_without_a_working_javac_fails_the_suite_once_before_any_fork(tmp_path, monkeypatch):
+    """The profiler is compiled when the suite is prepared: a javac that fails (here a script beside the suite's
+    `java` that says why and exits 1) ends the run with exit 2 and javac's message, said once, and no fork starts
+    (before, every fork tried to compile it and failed alone)."""
+    _require("java", "javac", "mvn")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # no profiler compiled by another test
+    jdk = tmp_path / "jdk" / "bin"
+    jdk.mkdir(parents=True)
+    (jdk / "java").write_text(f'#!/bin/sh\nexec "{shutil.which("java")}" "$@"\n')
+    (jdk / "javac").write_text("#!/bin/sh\necho 'javac: no compiler on this JRE' >&2\nexit 1\n")
+    for script in jdk.iterdir():
+        script.chmod(0o755)
+    root = _example(tmp_path, "jmh", f'metric = "cpu"\njava = "{jdk / "java"}"')
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["run", "--config", str(root / "benchwarden.toml"), "--filter", r"TokenizeBench\.tokenize\[size=1000\]",
+                   "--forks", "2", "-q"], stdout=out, stderr=err)
+    message = err.getvalue()
+    assert status == 2, (out.getvalue(), message)
+    assert message.count("javac: no compiler on this JRE") == 1 and "CPU-time profiler" in message, message
+    assert "Traceback" not in message and "fork" not in out.getvalue().lower(), (out.getvalue(), message)

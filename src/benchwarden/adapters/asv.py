@@ -299,6 +299,11 @@ class AsvAdapter:
             run_build(ctx.build, ctx.root, ctx.name, env=suite.env)
         return PreparedSuite(toolchain={"python": version})
 
+    def prepare_metric(self, ctx: SuiteContext, metric: str) -> None:
+        """``instructions``: Valgrind must be on PATH (checked once, not per fork)."""
+        if metric == "instructions":
+            valgrind.require(ctx.name)
+
     def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
         suite = resolve_suite(ctx)
         argv = [suite.python, str(WORKER_PATH), "list", "--benchmark-dir", str(suite.benchmark_dir)]

@@ -114,6 +114,14 @@ class RunningFork(Protocol):
 
 
 class Adapter(Protocol):
+    """A harness behind benchwarden: prepare (build), list, start forks.
+
+    An adapter may also define ``prepare_metric(ctx, metric) -> None``: what measuring in ``metric`` needs
+    beyond the suite's build (JMH's CPU-time profiler compiled, Valgrind present), checked once before any
+    fork, so that a missing tool fails the suite once with its reason instead of every fork
+    (:func:`prepare_metric`).
+    """
+
     kind: str
 
     def prepare(self, ctx: SuiteContext) -> PreparedSuite:
@@ -127,3 +135,13 @@ class Adapter(Protocol):
     def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> RunningFork:
         """Start one fresh process running ``benchmark``; results stream from the returned fork."""
         ...
+
+
+def prepare_metric(adapter: Adapter, ctx: SuiteContext, metric: str) -> None:
+    """Run the adapter's optional ``prepare_metric`` hook for ``metric`` (nothing when it has none).
+
+    Raises what the hook raises (ToolchainMissing, BuildFailed): the caller records the suite as failed.
+    """
+    hook = getattr(adapter, "prepare_metric", None)
+    if hook is not None:
+        hook(ctx, metric)

@@ -129,6 +129,11 @@ class CommandAdapter:
             check_executable(argv[0], ctx.root, ctx.name)
         return PreparedSuite(toolchain={})
 
+    def prepare_metric(self, ctx: SuiteContext, metric: str) -> None:
+        """``instructions``: Valgrind must be on PATH (checked once, not per fork)."""
+        if metric == "instructions":
+            valgrind.require(ctx.name)
+
     def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
         benchmarks = [
             Benchmark(id=BenchmarkId(ctx.name, name), mode=MODE, unit=UNIT, spec={"argv": json.dumps(list(argv))})
@@ -209,10 +214,7 @@ class CommandFork:
                 shutil.rmtree(out_dir, ignore_errors=True)
 
     def _valgrind(self) -> str:
-        found = shutil.which("valgrind")
-        if found is None:
-            raise ToolchainMissing("valgrind", self._label.split(":")[0], valgrind.HINT)
-        return found
+        return valgrind.require(self._label.split(":")[0])
 
     def _run(self, argv: list[str], deadline: float, fork_deadline: float,
              out_dir: Path | None) -> tuple[int, Usage, int] | None:

@@ -69,6 +69,7 @@ from benchwarden.adapters.params import select_values
 from benchwarden.adapters.process import LineTimeout, ManagedProcess, capture, require_tool, run_build
 from benchwarden.adapters.twopoint import TwoPointFork
 from benchwarden.errors import BuildFailed, ConfigError, ForkFailed, ListingFailed
+from benchwarden.metrics import valgrind
 from benchwarden.model import Benchmark, BenchmarkId, IterationResult
 from benchwarden.units import parse_duration_s
 
@@ -146,6 +147,11 @@ class GoAdapter:
         (build_dir / _MANIFEST).write_text(json.dumps([asdict(p) for p in packages], indent=2), encoding="utf-8")
         self._packages[ctx.root] = packages
         return PreparedSuite(toolchain={"go": version})
+
+    def prepare_metric(self, ctx: SuiteContext, metric: str) -> None:
+        """``instructions``: Valgrind must be on PATH (checked once, not per fork)."""
+        if metric == "instructions":
+            valgrind.require(ctx.name)
 
     # ------------------------------------------------------------------ listing
 

@@ -82,6 +82,12 @@ class JmhAdapter:
             toolchain["jmh"] = jmh
         return PreparedSuite(toolchain=toolchain)
 
+    def prepare_metric(self, ctx: SuiteContext, metric: str) -> None:
+        """``cpu``: compile benchwarden's CPU-time profiler against the suite's jar now (cached), so that a missing
+        or failing ``javac`` fails the suite once, not every fork."""
+        if metric == "cpu":
+            cpu_profiler_classes(ctx, java_executable(ctx), artifact_path(ctx))
+
     def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
         """Every benchmark x mode x ``@Param`` combination, from ``-lp`` joined with the jar's BenchmarkList."""
         java = java_executable(ctx)

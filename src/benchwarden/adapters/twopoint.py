@@ -35,7 +35,7 @@ from typing import Iterator, Mapping, Protocol, Sequence
 from benchwarden.adapters.base import ForkPlan
 from benchwarden.adapters.process import LineTimeout, ManagedProcess
 from benchwarden.adapters.usage import reap_with_usage
-from benchwarden.errors import ForkFailed, ToolchainMissing
+from benchwarden.errors import ForkFailed
 from benchwarden.metrics import twopoint, valgrind
 from benchwarden.metrics.catalog import label
 from benchwarden.model import IterationResult
@@ -88,9 +88,7 @@ class CountedRunner:
         self._current: ManagedProcess | None = None
         self._last: ManagedProcess | None = None
         self.stopped = False
-        self._valgrind = shutil.which("valgrind") if metric == "instructions" else None
-        if metric == "instructions" and self._valgrind is None:
-            raise ToolchainMissing("valgrind", suite, valgrind.HINT)
+        self._valgrind = valgrind.require(suite) if metric == "instructions" else None
         self._tmp = tempfile.TemporaryDirectory(prefix="benchwarden-cg-") if metric == "instructions" else None
 
     def close(self) -> None:

@@ -74,7 +74,7 @@ def _list_suites(inv: Invocation, config_path: Path) -> dict[str, dict]:
     listed: dict[str, dict] = {}
     for suite in config.suites.values():
         with run_progress(inv.err_console, quiet=True) as progress:  # failures are reported below, once
-            plan = plan_run([suite], listener=progress)
+            plan = plan_run([suite], listener=progress, measure=False)
         if suite.name in plan.failed_suites:
             error = in_suite(suite.name, plan.failed_suites[suite.name])
             listed[suite.name] = {"benchmarks": None, "error": error}

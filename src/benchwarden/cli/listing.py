@@ -49,7 +49,7 @@ def list_command(inv: Invocation, forks, warmup, iterations, iteration_time, par
     suites = [with_params(with_bound_flags(s, forks, warmup, iterations, iteration_time), params)
               for s in config.select(inv.suite)]
     with run_progress(inv.err_console) as progress:
-        plan = plan_run(suites, inv.filter, listener=progress)
+        plan = plan_run(suites, inv.filter, listener=progress, measure=False)
     rows = planned_rows(plan)
     if inv.json:
         inv.emit_json({"benchmarks": [r.to_json() for r in rows],

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from benchwarden.adapters import get_adapter
-from benchwarden.adapters.base import Adapter, ForkPlan, PreparedSuite, SuiteContext
+from benchwarden.adapters.base import Adapter, ForkPlan, PreparedSuite, SuiteContext, prepare_metric
 from benchwarden.cluster.address import ClusterAddress
 from benchwarden.cluster.remote import RemoteFork
 from benchwarden.cluster.worker import run_remote_fork, stop_event_name
@@ -337,6 +337,9 @@ class ClusterAdapter:
 
     def prepare(self, ctx: SuiteContext) -> PreparedSuite:
         return self.inner.prepare(ctx)
+
+    def prepare_metric(self, ctx: SuiteContext, metric: str) -> None:
+        prepare_metric(self.inner, ctx, metric)
 
     def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
         return self.inner.list_benchmarks(ctx)

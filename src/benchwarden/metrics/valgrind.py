@@ -27,8 +27,11 @@ Valgrind slows native code by 20–100×; the two-point sizes (:mod:`.twopoint`)
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from typing import Iterable, Mapping
+
+from benchwarden.errors import ToolchainMissing
 
 #: how much slower code runs under cachegrind without cache simulation, to size executions (measured on
 #: the Go and Python examples; docs/performance.md)
@@ -37,6 +40,16 @@ SLOWDOWN = 30.0
 MIN_INSTRUCTIONS = 1e8
 
 HINT = "install Valgrind (e.g. apt-get install valgrind); instruction counts need it"
+
+
+
+def require(suite: str) -> str:
+    """The ``valgrind`` on PATH; raises :class:`~benchwarden.errors.ToolchainMissing` naming ``suite``."""
+    found = shutil.which("valgrind")
+    if found is None:
+        raise ToolchainMissing("valgrind", suite, HINT)
+    return found
+
 
 _SUMMARY = re.compile(r"^summary:\s+(\d+)", re.MULTILINE)
 _EVENTS = re.compile(r"^events:\s+(.+)$", re.MULTILINE)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator, Sequence
 
 from benchwarden.adapters import get_adapter
-from benchwarden.adapters.base import Adapter, ForkPlan, RunningFork
+from benchwarden.adapters.base import Adapter, ForkPlan, RunningFork, prepare_metric
 from benchwarden.config import RunSettings, Suite
 from benchwarden.errors import BenchwardenError, ForkFailed, UsageError
 from benchwarden.metrics.primary import is_two_point, with_metric
@@ -132,25 +132,33 @@ def compile_filters(*patterns: str | None) -> Callable[[str], bool]:
 
 def plan_run(suites: Sequence[Suite], cli_filter: str | None = None,
              adapter_factory: Callable[[str], Adapter] = get_adapter,
-             listener: ProgressListener | None = None) -> Plan:
-    """Prepare (build) every suite and list its benchmarks; a failing suite is recorded, not fatal."""
+             listener: ProgressListener | None = None, *, measure: bool = True) -> Plan:
+    """Prepare (build) every suite and list its benchmarks; a failing suite is recorded, not fatal.
+
+    ``measure``: forks will run, so what each planned benchmark's metric needs is prepared too
+    (:func:`~benchwarden.adapters.base.prepare_metric`, once per suite and metric); ``list`` and ``init``,
+    which only list, pass False.
+    """
     plan = Plan()
     listener = listener or ProgressListener()
     for suite in suites:
         ctx = suite.context
+        keep = compile_filters(ctx.filter, cli_filter)
         try:
             adapter = adapter_factory(ctx.kind)
             prepared = adapter.prepare(ctx)
-            benchmarks = adapter.list_benchmarks(ctx)
+            benchmarks = [with_metric(b, suite.settings.for_benchmark(b.id.key).metric)
+                          for b in adapter.list_benchmarks(ctx) if keep(b.id.key)]
+            if measure:
+                for metric in dict.fromkeys(b.metric for b in benchmarks):
+                    prepare_metric(adapter, ctx, metric)
         except BenchwardenError as exc:
             plan.failed_suites[ctx.name] = exc
             listener.suite_failed(ctx.name, exc)
             continue
         for k, v in prepared.toolchain.items():
             plan.toolchain.setdefault(k, v)
-        keep = compile_filters(ctx.filter, cli_filter)
-        plan.benchmarks.extend(PlannedBenchmark(suite, adapter, with_metric(b, suite.settings.for_benchmark(b.id.key).metric))
-                               for b in benchmarks if keep(b.id.key))
+        plan.benchmarks.extend(PlannedBenchmark(suite, adapter, b) for b in benchmarks)
     return plan
 
 

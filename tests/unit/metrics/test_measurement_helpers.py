@@ -8,8 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from benchwarden.adapters.asv import AsvAdapter
+from benchwarden.adapters.base import SuiteContext
+from benchwarden.adapters.command import CommandAdapter
+from benchwarden.adapters.gotest import GoAdapter
 from benchwarden.adapters.process import ManagedProcess
 from benchwarden.adapters.usage import reap_with_usage
+from benchwarden.errors import ToolchainMissing
 from benchwarden.metrics import twopoint, valgrind
 
 CACHEGRIND_OUT = """desc: I1 cache:         32768 B, 64 B, 8-way associative
@@ -73,6 +78,20 @@ def test_environments_make_counts_repeatable_and_keep_the_users_settings():
     argv = valgrind.cachegrind_argv("/usr/bin/valgrind", "/tmp/x/cachegrind.out.%p", trace_children=True)
     assert argv[:2] == ["/usr/bin/valgrind", "--tool=cachegrind"] and "--cache-sim=no" in argv
     assert "--trace-children=yes" in argv and "--cachegrind-out-file=/tmp/x/cachegrind.out.%p" in argv
+
+
+@pytest.mark.parametrize("adapter", [GoAdapter(), AsvAdapter(), CommandAdapter()], ids=lambda a: a.kind)
+def test_instruction_counts_need_valgrind_once_before_any_fork(adapter, tmp_path, monkeypatch):
+    ctx = SuiteContext(name="words", kind=adapter.kind, root=tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no valgrind here
+    adapter.prepare_metric(ctx, "time")  # nothing to check
+    adapter.prepare_metric(ctx, "cpu")
+    with pytest.raises(ToolchainMissing, match=r"suite 'words': 'valgrind' was not found on PATH \(install Valgrind"):
+        adapter.prepare_metric(ctx, "instructions")
+    (tmp_path / "valgrind").write_text("#!/bin/sh\n")
+    (tmp_path / "valgrind").chmod(0o755)
+    adapter.prepare_metric(ctx, "instructions")
+    assert valgrind.require("words") == str(tmp_path / "valgrind")
 
 
 def test_wait4_gives_the_cpu_time_and_peak_memory_of_the_execution_and_its_children():

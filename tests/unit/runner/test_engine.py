@@ -131,6 +131,37 @@ def test_suite_that_cannot_prepare_is_reported_and_others_run(tmp_path, store):
     assert [r.benchmark.id.name for r in outcome.results] == ["y"] and outcome.status is RunStatus.FAILED
 
 
+class _MetricAdapter(FakeAdapter):
+    """A fake whose metric hook fails for CPU time, as JMH's does when javac is missing."""
+
+    def __init__(self, specs):
+        super().__init__(specs)
+        self.metrics: list[str] = []
+
+    def prepare_metric(self, ctx: SuiteContext, metric: str) -> None:
+        self.metrics.append(metric)
+        if metric == "cpu":
+            raise ToolchainMissing("javac", ctx.name, "install a JDK")
+
+
+def test_what_a_metric_needs_is_prepared_once_per_suite_and_fails_the_suite_not_every_fork(tmp_path, store):
+    timed, cpu = _MetricAdapter([FakeBenchmarkSpec("x"), FakeBenchmarkSpec("y")]), _MetricAdapter([FakeBenchmarkSpec("z")])
+    listener = RecordingListener()
+    plan = plan_run([_suite(tmp_path, "timed"), _suite(tmp_path, "cpu", metric="cpu")],
+                    adapter_factory=lambda kind, it=iter([timed, cpu]): next(it), listener=listener)
+    assert timed.metrics == ["time"] and cpu.metrics == ["cpu"]  # once per suite and metric, not per benchmark
+    assert list(plan.failed_suites) == ["cpu"] and "'javac' was not found" in str(plan.failed_suites["cpu"])
+    assert [p.benchmark.id.name for p in plan.benchmarks] == ["x", "y"]
+    outcome = Runner(store).run(plan, _meta())
+    assert cpu.forks_started == [] and outcome.status is RunStatus.FAILED
+
+
+def test_listing_alone_does_not_prepare_metrics(tmp_path):
+    adapter = _MetricAdapter([FakeBenchmarkSpec("z")])
+    plan = plan_run([_suite(tmp_path, "cpu", metric="cpu")], adapter_factory=lambda kind: adapter, measure=False)
+    assert adapter.metrics == [] and not plan.failed_suites and [p.benchmark.metric for p in plan.benchmarks] == ["cpu"]
+
+
 def test_interrupt_keeps_completed_forks_and_resume_does_not_repeat_them(tmp_path, store):
     values = lambda fork, i: 10.0 * fork + i
     first = FakeAdapter([FakeBenchmarkSpec("a", values=values), FakeBenchmarkSpec("b", values=values,
