@@ -204,3 +204,16 @@ def test_the_vectorised_rank_test_matches_scipy_row_by_row():
                 for i in range(300)]
     assert np.allclose(p, expected)
     assert smallest[0] == pytest.approx(2 / math.comb(13, 10)) and smallest[7] == pytest.approx(2 / math.comb(12, 9))
+
+
+def test_pairs_may_lose_a_third_as_outlying_so_mixed_pairs_of_a_rare_mode_all_go():
+    assert [logratio.pair_outlier_limit(n) for n in (4, 5, 6, 9, 20)] == [0, 1, 2, 3, 6]
+    rng = np.random.default_rng(3)
+    base = rng.normal(0.0, 0.01, 20)
+    cand = base + 0.10 + rng.normal(0.0, 0.01, 20)
+    cand[[2, 9, 15]] -= 0.43  # the candidate's fork in the fast mode, the base's not
+    base[[5, 12]] -= 0.43  # and the other way round
+    result = logratio.ratio_statistics(base, cand, paired=True)
+    assert sorted(np.flatnonzero(result.drop_base)) == [2, 5, 9, 12, 15]  # five mixed pairs: more than ⌊20/5⌋
+    low, high = result.statistic.bounds(0.995)
+    assert 0.08 < low < 0.10 < high < 0.12
