@@ -193,4 +193,4 @@ def test_jmh_cpu_time_without_a_working_javac_fails_the_suite_once_before_any_fo
     message = err.getvalue()
     assert status == 2, (out.getvalue(), message)
     assert message.count("javac: no compiler on this JRE") == 1 and "CPU-time profiler" in message, message
-    assert "Traceback" not in message and "fork" not in out.getvalue().lower(), (out.getvalue(), message)
+    assert "every selected suite failed to prepare" in message and "Traceback" not in message, message

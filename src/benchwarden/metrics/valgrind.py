@@ -42,7 +42,6 @@ MIN_INSTRUCTIONS = 1e8
 HINT = "install Valgrind (e.g. apt-get install valgrind); instruction counts need it"
 
 
-
 def require(suite: str) -> str:
     """The ``valgrind`` on PATH; raises :class:`~benchwarden.errors.ToolchainMissing` naming ``suite``."""
     found = shutil.which("valgrind")

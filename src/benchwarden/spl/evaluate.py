@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from benchwarden.adapters import get_adapter
-from benchwarden.adapters.base import Adapter
+from benchwarden.adapters.base import Adapter, prepare_metric
 from benchwarden.config import RunSettings, Suite
 from benchwarden.environment import GitState, collect_run_meta, git_state
 from benchwarden.errors import BenchwardenError
@@ -121,6 +121,8 @@ class SuiteCatalog:
         adapter = self.adapter_factory(suite.kind)
         prepared = adapter.prepare(suite.context)
         listed = adapter.list_benchmarks(suite.context)
+        for metric in dict.fromkeys(suite.settings.for_benchmark(b.id.key).metric for b in listed):
+            prepare_metric(adapter, suite.context, metric)  # once, before any fork (as plan_run does)
         return Target(suite, adapter, source, {b.id: b for b in listed}, dict(prepared.toolchain), relative)
 
     def prepared(self, suite_name: str, source_key: str) -> Target:

@@ -16,7 +16,7 @@ from typing import Iterator
 import numpy as np
 
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
-from benchwarden.errors import ForkFailed
+from benchwarden.errors import ForkFailed, ToolchainMissing
 from benchwarden.model import Benchmark, BenchmarkId, IterationResult
 
 STARTED: list[tuple[str, str]] = []  # (suite root, benchmark key) of every fork, for assertions
@@ -67,6 +67,10 @@ class SplFakeAdapter:
 
     def prepare(self, ctx: SuiteContext) -> PreparedSuite:
         return PreparedSuite(toolchain={"splfake": "1"})
+
+    def prepare_metric(self, ctx: SuiteContext, metric: str) -> None:
+        if os.environ.get("SPL_FAKE_NO_TOOL"):  # a tool the metric needs is missing (as javac for JMH's CPU time)
+            raise ToolchainMissing("faketool", ctx.name, f"{metric} needs it")
 
     def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
         return [Benchmark(BenchmarkId(ctx.name, name, params), mode="avgt", unit="ns/op") for name, params in BENCHMARKS]

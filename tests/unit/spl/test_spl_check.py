@@ -187,6 +187,14 @@ def test_crashing_benchmark_exits_2(project):
     assert "fast <= slow" in out
 
 
+def test_a_tool_the_metric_needs_missing_exits_2_before_any_fork(project, monkeypatch):
+    monkeypatch.setenv("SPL_FAKE_NO_TOOL", "1")
+    (project / "perf.spl").write_text("fast <= slow\n")
+    status, out, err = check()
+    assert status == 2 and "'faketool' was not found on PATH (time needs it)" in err, (out, err)
+    assert "Traceback" not in err and started_keys() == []
+
+
 def test_junit_and_json_purity(project, tmp_path):
     (project / "perf.spl").write_text("fast <= slow\nslow <= fast\nfast <= same\n")
     junit = tmp_path / "check.xml"
