@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+import re
 import statistics
 import sys
 import threading
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchwarden.adapters import get_adapter
+from benchwarden.adapters import get_adapter, layout
 from benchwarden.adapters.base import ForkPlan, SuiteContext
 from benchwarden.errors import BuildFailed, ForkFailed, ListingFailed
 from benchwarden.model import Benchmark, BenchmarkId
@@ -240,6 +241,37 @@ def test_not_implemented_error_in_setup_is_reported_as_skipped(adapter, basic):
         list(adapter.start_fork(ctx, find(benchmarks, "params.Skipping.time_mode[mode='unsupported']"), plan()))
     assert info.value.reason == "skipped"
     assert "mode 'unsupported' is not available here" in str(info.value)
+
+
+def test_each_fork_samples_its_own_layout_the_same_in_both_versions(adapter, tmp_path):
+    """The worker sees the padding variable of its fork number (benchwarden.adapters.layout), in time and in
+    instruction forks alike; a suite that sets the variable keeps its value. The benchmark reports what it saw
+    by skipping (setup's NotImplementedError message reaches the fork's error)."""
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "seen.py").write_text(
+        "import os\n"
+        "def setup():\n"
+        f"    raise NotImplementedError('padding %d' % len(os.environ.get({layout.PADDING_VARIABLE!r}, 'unset!')))\n"
+        "def time_x():\n"
+        "    pass\n", encoding="utf-8")
+    (benchmark,) = adapter.list_benchmarks(suite(tmp_path))
+
+    def seen(ctx: SuiteContext, fork_index: int, metric: str = "time") -> int:
+        with pytest.raises(ForkFailed) as info:
+            list(adapter.start_fork(ctx, benchmark, plan(fork_index=fork_index, metric=metric)))
+        assert info.value.reason == "skipped", str(info.value)
+        return int(re.search(r"padding (\d+)", str(info.value)).group(1))
+
+    ctx = suite(tmp_path)
+    sizes = [seen(ctx, k) for k in (1, 2, 3)]
+    assert sizes == [layout.padding_bytes(k) for k in (1, 2, 3)] and len(set(sizes)) == 3
+    def with_env(env: dict[str, str]) -> SuiteContext:
+        return SuiteContext(name="py", kind="python", root=tmp_path, options={"python": sys.executable}, env=env)
+
+    assert seen(with_env({"WORDSTAT_SLOW": "1"}), 2) == sizes[1]
+    assert seen(ctx, 2, metric="instructions") == sizes[1]
+    fixed = with_env({layout.PADDING_VARIABLE: "abc"})
+    assert seen(fixed, 1) == seen(fixed, 2) == 3
 
 
 # --------------------------------------------------------------------------- the wordstat example

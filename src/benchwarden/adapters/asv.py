@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence
 
 from benchwarden import jsontext
+from benchwarden.adapters import layout
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
 from benchwarden.adapters.params import select_values
 from benchwarden.adapters.process import LineTimeout, ManagedProcess, capture, require_tool, run_build
@@ -337,8 +338,9 @@ class AsvAdapter:
             iteration_timeout_s = min(iteration_timeout_s, float(spec["timeout_s"]))
         try:
             # the tail holds protocol lines too (hidden by output_tail): keep enough for the user's output
-            process = ManagedProcess(argv, cwd=ctx.root, env=suite_env(ctx, plan.env), merge_stderr=False,
-                                     tail_lines=TAIL_LINES)
+            process = ManagedProcess(argv, cwd=ctx.root, env=layout.with_padding(suite_env(ctx, plan.env),
+                                                                                  plan.fork_index),
+                                     merge_stderr=False, tail_lines=TAIL_LINES)
         except OSError as exc:
             raise ForkFailed(str(benchmark.id), "crashed", f"cannot start {suite.python}: {exc}") from None
         return WorkerFork(process, str(benchmark.id), plan, iteration_timeout_s)
@@ -372,7 +374,8 @@ class PythonHarness:
     An execution is the worker with ``--number n --max-iterations 1``: ``setup_cache``, ``setup``, one
     batch of ``n`` calls, ``teardown``.  The short execution makes one call, so module imports, set-up
     and a cold first call cancel.  ``PYTHONHASHSEED`` is the fork number
-    (:func:`benchwarden.metrics.valgrind.python_environment`).
+    (:func:`benchwarden.metrics.valgrind.python_environment`) and the environment's size varies with it too
+    (:mod:`benchwarden.adapters.layout`).
     """
 
     SHORT_OPS = 1
@@ -383,7 +386,8 @@ class PythonHarness:
                          env=suite.env)
         self._suite = suite
         self._spec = spec
-        self._env = valgrind.python_environment(suite_env(ctx, plan.env), plan.fork_index)
+        self._env = valgrind.python_environment(layout.with_padding(suite_env(ctx, plan.env), plan.fork_index),
+                                                plan.fork_index)
         self.cwd = ctx.root
         self.label = label
 
