@@ -379,9 +379,10 @@ def test_assess_runs_baselines_and_slowed_rounds_on_the_workers(two_workers, tmp
     at a time on the cluster; both methods, each slowed 4x in a benchmark that spends most of its time in it,
     are noticed. "Noticed" is detected or overshot: with two forks at once on two cores the busy wait's precision
     varies (count_words_hash once measured 5.0x, interval from 4.0x, so "overshot"), and the injection's precision
-    is measured in benchmarks/injection_precision.py, not asserted here. Two slowed forks give a wide interval: a
-    clean-clone CI once measured count_words_hash 3.37x with an interval from 1.88x, so the size asserted is the
-    ratio (> 2x) and an interval well clear of noise (from > 1.5x)."""
+    is measured in benchmarks/injection_precision.py, not asserted here. Two slowed forks give a wide interval (a
+    t interval on one or two degrees of freedom): clean-clone CI runs measured count_words_hash 3.37x with an
+    interval from 1.88x and 3.68x with one from 1.37x, so the size asserted is the ratio (> 2x) and an interval
+    clear of the 3 % band (the compare rule's own "slower"), not a lower bound that two forks cannot promise."""
     root = _example(tmp_path)
     (root / "benchwarden.toml").write_text(ASSESS_TOML, encoding="utf-8")
     status, payload, err = _cli(root, "assess", "--cluster", two_workers.address)
@@ -389,7 +390,7 @@ def test_assess_runs_baselines_and_slowed_rounds_on_the_workers(two_workers, tmp
     (suite,) = payload["suites"]
     detail = json.dumps(suite["detections"], indent=1)
     noticed = {m: any(d["outcome"] in ("detected", "overshot") and d["ratio"] > 2.0
-                      and d["interval"][0] > 1.5
+                      and d["interval"][0] > 1.0 + d["threshold"]
                       for d in suite["detections"] if d["method"] == m) for m in {d["method"] for d in suite["detections"]}}
     assert noticed == {"wordstat:tokenize": True, "wordstat:count_words_hash": True}, detail
     with open_store(root / ".benchwarden" / "results.db") as store:
