@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from benchwarden.adapters.base import ForkPlan, RunningFork, SuiteContext
-from benchwarden.adapters.jmh import JmhAdapter
+from benchwarden.adapters.jmh import JmhAdapter, cpu_profiler_classes
 from benchwarden.errors import ArtifactMissing, ForkFailed, ListingFailed, ToolchainMissing
 from tests.support.processes import group_members, matching
 
@@ -222,6 +222,36 @@ def test_environment_and_jvm_args_reach_the_benchmark_jvm(adapter, example):
     assert b"WORDSTAT_SLOW=1" in environ and b"FROM_SUITE=s" in environ
     ours = [b"-Dwordstat.k=10", b"-Xmx256m", b"-Dwordstat.slow=true"]  # @Fork(jvmArgsAppend), suite, plan
     assert [a for a in cmdline if a in ours] == ours
+
+
+def test_the_cpu_profiler_leaves_out_the_real_jit_compiler_threads_and_only_them(example, tmp_path):
+    """metric = "cpu" (docs/metrics.md, "JMH's CPU time"): benchwarden's profiler, compiled against the example's
+    jar as a fork would use it, reads a real JVM's threads while varied code keeps C1 and C2 busy for half a
+    second (tests/data/jmh/jit-probe). The compilers exist, spent CPU in that time, and are the only threads it
+    leaves out: its total is every thread's growth minus theirs."""
+    ctx, _, _ = example
+    java = shutil.which("java")
+    jar = ctx.root / "target" / "benchmarks.jar"
+    profiler = cpu_profiler_classes(ctx, java, jar)
+    probe = REPO / "tests" / "data" / "jmh" / "jit-probe" / "io" / "benchwarden" / "jmh" / "JitProbe.java"
+    javac = Path(java).resolve().parent / "javac"
+    classpath = os.pathsep.join([str(jar), str(profiler), str(tmp_path)])
+    subprocess.run([str(javac), "-cp", classpath, "-d", str(tmp_path), str(probe)], check=True)
+    done = subprocess.run([java, "-cp", classpath, "io.benchwarden.jmh.JitProbe"], capture_output=True, text=True,
+                          check=True, timeout=60)
+    threads = [line.split("\t") for line in done.stdout.splitlines()]
+    compilers = [t for t in threads if t[1].startswith(("C1 CompilerThre", "C2 CompilerThre"))]
+    sweeper = [t for t in threads if t[1] == "Sweeper thread"]  # the code cache's, left out with the compilers
+    others = [t for t in threads if t not in compilers + sweeper]
+    assert {t[1][:2] for t in compilers} == {"C1", "C2"}, threads  # tiered compilation: both compilers
+    assert sum(int(t[2]) for t in compilers) > 5_000_000, threads  # they compiled for > 5 ms in that time
+    assert all(t[3] == "0" for t in compilers + sweeper), threads
+    assert all(t[3] == "1" for t in others), threads
+    everyone = sum(int(t[2]) for t in threads)
+    profiled = sum(int(t[4]) for t in others)
+    jit = sum(int(t[2]) for t in compilers + sweeper)
+    # the profiler reads each thread a moment after the probe's own reading: allow 5 % of the window's CPU
+    assert abs(profiled - (everyone - jit)) <= 0.05 * everyone, (profiled, everyone, jit)
 
 
 # ---------------------------------------------------------------- stopping
