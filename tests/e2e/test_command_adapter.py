@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchwarden.adapters import get_adapter
+from benchwarden.adapters import get_adapter, layout
 from benchwarden.adapters.base import ForkPlan, SuiteContext
 from benchwarden.errors import ForkFailed
 from tests.support.processes import eventually, is_alive
@@ -117,12 +117,18 @@ def test_background_children_of_a_command_are_killed_after_each_execution(tmp_pa
 
 
 def test_environment_and_working_directory(tmp_path):
+    """Suite and plan variables, the suite root as working directory, and the fork's layout padding
+    (benchwarden.adapters.layout: its size depends on the fork number)."""
     script = ("import os, sys; "
-              "sys.exit(0 if (os.environ['A'], os.environ['B'], os.getcwd()) == ('suite', 'plan', sys.argv[1]) else 9)")
+              "seen = (os.environ['A'], os.environ['B'], os.getcwd(), len(os.environ[sys.argv[2]])); "
+              "sys.exit(0 if seen == ('suite', 'plan', sys.argv[1], int(sys.argv[3])) else 9)")
     adapter = get_adapter("command")
-    ctx = suite({"env": [PY, "-c", script, str(tmp_path)]}, tmp_path, env={"A": "suite", "B": "suite"})
-    (benchmark,) = adapter.list_benchmarks(ctx)
-    assert len(list(adapter.start_fork(ctx, benchmark, plan(max_iterations=1, env={"B": "plan"})))) == 1
+    for fork_index in (1, 2):
+        argv = [PY, "-c", script, str(tmp_path), layout.PADDING_VARIABLE, str(layout.padding_bytes(fork_index))]
+        ctx = suite({"env": argv}, tmp_path, env={"A": "suite", "B": "suite"})
+        (benchmark,) = adapter.list_benchmarks(ctx)
+        fork = adapter.start_fork(ctx, benchmark, plan(max_iterations=1, env={"B": "plan"}, fork_index=fork_index))
+        assert len(list(fork)) == 1
 
 
 def test_a_vanished_program_is_a_crash_naming_the_command(tmp_path):

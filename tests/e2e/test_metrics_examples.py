@@ -93,8 +93,11 @@ def test_go_instruction_counts_settle_in_two_pairs_and_stay_quiet_on_aa(tmp_path
 
 
 def test_python_instruction_counts_flag_the_slowdown(tmp_path):
+    """Three pairs: each pair samples its own memory layout (benchwarden.adapters.layout), which moves a Python
+    fork's count by ~1-5 % (docs/metrics.md), more than the exact rule's tolerance, so the counts are judged as a
+    measured quantity; two pairs (one degree of freedom) measured 1.69x with an interval of [0.88, 3.21]."""
     _require("python3", "valgrind")
-    root = _example(tmp_path, "python", 'metric = "instructions"', "min_forks = 2\nmax_forks = 2\n")
+    root = _example(tmp_path, "python", 'metric = "instructions"', "min_forks = 3\nmax_forks = 3\n")
     status, data, err = _bw(root, "compare", "--suite", "wordstat", "--filter", r"time_tokenize\[size=1000\]",
                             "--variant-env", "WORDSTAT_SLOW=1", "--iterations", "1", "--iteration-time", "50ms",
                             "--seed", "6", "-q")

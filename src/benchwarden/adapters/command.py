@@ -19,7 +19,9 @@ wall-clock time from just before spawning the process to its exit, in ns,
 process creation included (hyperfine without its shell-spawn correction, as
 no shell is involved; about 1 ms on Linux for ``true``).  Reported unit: ``ms/op`` (commands take milliseconds).
 Each execution runs in its own process group with cwd = suite root and the
-suite's and plan's environment; whatever it leaves behind is killed when it
+suite's and plan's environment, and a padding variable whose size depends on the fork number
+(:mod:`benchwarden.adapters.layout`: the environment's size moves a C program's stack, the layout effect
+Mytkowicz et al. measured on exactly such programs); whatever it leaves behind is killed when it
 exits.  Output is kept only as a tail for error messages.
 
 Each execution is reaped with ``wait4`` (:mod:`benchwarden.adapters.usage`), so every iteration also
@@ -43,6 +45,7 @@ import time
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
+from benchwarden.adapters import layout
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
 from benchwarden.adapters.params import check_names
 from benchwarden.adapters.process import ManagedProcess, require_tool, run_build
@@ -146,7 +149,7 @@ class CommandAdapter:
         argv = tuple(json.loads(benchmark.spec["argv"]))
         env = dict(ctx.env)
         env.update(plan.env)
-        return CommandFork(argv, ctx.root, env, plan, str(benchmark.id))
+        return CommandFork(argv, ctx.root, layout.with_padding(env, plan.fork_index), plan, str(benchmark.id))
 
 
 class CommandFork:
