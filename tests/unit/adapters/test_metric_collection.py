@@ -127,12 +127,18 @@ def _plan(metric="cpu", iterations=3, iteration_time_s=0.15):
 
 
 def test_two_point_cpu_time_cancels_the_start_up():
-    fork = TwoPointFork(BurnHarness(start_ms=80.0, per_op_ms=1.0), _plan(), "fake", short_ops=3)
+    """1 ms of CPU per operation although every execution also burns 300 ms starting up: uncancelled, the
+    start-up would add 300 ms / ~600 operations = +50 %. What is left is the interpreter's own start-up, which
+    varies between the short and the long executions on a loaded machine (a clean-clone CI run under the
+    parallel unit tests measured 1.45 ms per operation with an 80-ms start-up and 0.15-s iterations, ~150
+    operations): long executions of ~600 operations divide that by four, and 20 % is the tolerance. How
+    precise two-point CPU time is belongs to benchmarks/metrics_power.py, not here."""
+    fork = TwoPointFork(BurnHarness(start_ms=300.0, per_op_ms=1.0), _plan(iteration_time_s=0.6), "fake",
+                        short_ops=3)
     results = list(fork)
-    assert len(results) == 3 and fork.long_ops >= 100
+    assert len(results) == 3 and fork.long_ops >= 300
     for it in results:
-        # 1 ms per operation although every execution also burnt 80 ms starting up
-        assert it.value_ns == pytest.approx(1e6, rel=0.1)
+        assert it.value_ns == pytest.approx(1e6, rel=0.2)
         assert it.ops == fork.long_ops - 3
         assert it.secondary["B/op"] == 16.0 and it.secondary["wall [ns/op]"] > 0
 
