@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import re
+import shutil
 import statistics
 import sys
 import threading
@@ -269,7 +271,8 @@ def test_each_fork_samples_its_own_layout_the_same_in_both_versions(adapter, tmp
         return SuiteContext(name="py", kind="python", root=tmp_path, options={"python": sys.executable}, env=env)
 
     assert seen(with_env({"WORDSTAT_SLOW": "1"}), 2) == sizes[1]
-    assert seen(ctx, 2, metric="instructions") == sizes[1]
+    if shutil.which("valgrind") is not None or os.environ.get("CI") == "true":  # CI: a missing tool fails
+        assert seen(ctx, 2, metric="instructions") == sizes[1]
     fixed = with_env({layout.PADDING_VARIABLE: "abc"})
     assert seen(fixed, 1) == seen(fixed, 2) == 3
 

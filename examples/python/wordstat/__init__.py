@@ -9,7 +9,7 @@ results read the same across languages.
   ``small``: a defensive ``filter(None, ...)`` over the words, about +5 % in one process's layout;
   ``medium``: the same filter as a comprehension, about +9 % there
   (sizes measured in docs/performance.md, "The examples' switchable changes"; across memory layouts the small
-  one costs -9 % to +15 % and the medium one +1 % to +9 %, same place);
+  one costs -10 % to +15 % and the medium one +1 % to +9 %, same place);
   ``alloc``: the words through a tuple and back, a change that allocates more (two more
   containers of the word list's size; about +9 % CPU time), for the memory metric to find.
 * :func:`count_words` has two implementations, hash-based and sorted, so a

@@ -13,7 +13,7 @@ environment's size (a growing list is re-allocated in place or copied depending 
 while the unchanged code counts 2.515–2.521 M in every layout.  A fork whose environment is the same every
 time samples one layout only; a candidate given one more variable (``compare --variant-env``) samples
 another, and the comparison then reports the layout as the change (it called that change *faster*, 3 of 3).
-The same holds for time: in CPU time that change cost −9 % to +15 % depending on the layout, each layout's
+The same holds for time: in CPU time that change cost −10 % to +15 % depending on the layout, each layout's
 ratio repeatable (``benchmarks/layout_effect.py``, docs/performance.md), so the padding applies to every metric.
 
 So each fork gets a padding variable, :data:`PADDING_VARIABLE`, whose length depends on the fork number:
