@@ -10,6 +10,8 @@ if [ "$#" -gt 0 ]; then
   exec "${pytest[@]}" "$@"
 fi
 # Without arguments: the unit tests on every core (they measure nothing, so a busy neighbour cannot fail them),
-# then the end-to-end tests one at a time, because they measure real processes and share the machine's cores
+# then the end-to-end tests two at a time, a file per worker (a module's fixtures are built once). They measure
+# real processes, so each loads the other: a verdict a test asserts must hold under that load, with noise paid
+# in fork pairs (docs/performance.md, "The test suite's own time")
 "${pytest[@]}" -n auto tests/unit
-exec "${pytest[@]}" tests/e2e
+exec "${pytest[@]}" -n 2 --dist loadfile tests/e2e
