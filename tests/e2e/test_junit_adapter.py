@@ -74,7 +74,7 @@ def test_list_finds_every_test_method_disabled_ones_included(lifecycle):
     assert set(tests) == {f"demo.LifecycleTest#{m}" for m in
                           ("cheapBody", "printsToStandardOutput", "failsDeliberately", "disabled",
                            "assumesTheImpossible", "repeatedCheapBody", "parameterizedCheapBody(int)",
-                           "secondInvocationFails(int)")}
+                           "secondInvocationFails(int)")} | {f"demo.NetworkTest#{m}" for m in NETWORK_TESTS}
     # test templates are selected by the template's own id: their invocations exist only while they run
     assert "[test-template:parameterizedCheapBody(int)]" in tests["demo.LifecycleTest#parameterizedCheapBody(int)"].spec[
         "unique_id"]
@@ -143,6 +143,42 @@ def test_disabled_and_aborted_tests_are_skipped_with_the_reason(adapter, lifecyc
         list(adapter.start_fork(ctx, tests[f"demo.LifecycleTest#{name}"], plan()))
     assert info.value.reason == "skipped"
     assert why in str(info.value)
+
+
+NETWORK_TESTS = {"connectsToAnotherHost": "connect 203.0.113.1:9", "resolvesAName": "resolve benchwarden-screening.invalid",
+                 "swallowsTheRefusal": "connect 203.0.113.1:80", "talksToItselfOverLoopback": None,
+                 "seesNoGuardOnceScreened": None}
+
+
+@pytest.mark.parametrize("name", [n for n, asked in NETWORK_TESTS.items() if asked])
+def test_a_test_that_touches_the_network_is_skipped_with_what_it_asked_for(adapter, lifecycle, name):
+    """The first, untimed execution runs under the launcher's network guard: a connection to another host, a name
+    to resolve, or a refusal the test catches and passes anyway, each skips the test before anything is timed."""
+    ctx, _, tests = lifecycle
+    with pytest.raises(ForkFailed) as info:
+        list(adapter.start_fork(ctx, tests[f"demo.NetworkTest#{name}"], plan()))
+    assert info.value.reason == "skipped", (info.value, info.value.output)
+    assert "touches the network" in str(info.value) and NETWORK_TESTS[name] in str(info.value), str(info.value)
+
+
+def test_network_screening_reaches_the_run_and_a_loopback_test_is_measured(lifecycle, tmp_path):
+    """`benchwarden run` on the fixture's network tests: the three that ask for another host are reported skipped
+    with the request (exit 0: a skipped test is not a failure), the one that talks to itself over loopback is
+    measured, and the guard is gone once the first execution is over (a Security Manager left in place would check
+    every permission the JDK asks for while the test is timed; one test fails if it sees any)."""
+    ctx, _, _ = lifecycle
+    (ctx.root / "benchwarden.toml").write_text('[suites.lifecycle]\nkind = "junit"\n', encoding="utf-8")
+    status, out, err = _cli(ctx.root, "run", "--filter", "NetworkTest", "--iteration-time", "100ms", "--warmup", "1",
+                            "--iterations", "2", "--forks", "1", "--stop", "static", "--json", "-q")
+    assert status == 0, err
+    rows = {b["benchmark"].rpartition("#")[2]: b for b in json.loads(out)["benchmarks"]}
+    assert set(rows) == set(NETWORK_TESTS), rows
+    for name in ("talksToItselfOverLoopback", "seesNoGuardOnceScreened"):  # the second fails if the guard stays
+        assert rows[name]["status"] == "ok" and rows[name]["mean"] > 0 and rows[name]["forks"] == 1, rows[name]
+    for name, asked in NETWORK_TESTS.items():
+        if asked:
+            assert rows[name]["status"] == "skipped" and rows[name]["forks"] == 0, rows[name]
+            assert "touches the network" in rows[name]["message"] and asked in rows[name]["message"], rows[name]
 
 
 @pytest.fixture(scope="module")

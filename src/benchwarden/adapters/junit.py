@@ -16,7 +16,11 @@ declare it). It speaks the asv worker's line protocol (one JSON object per line)
   ``@BeforeEach``/``@AfterEach`` and the test's extensions, as JUnit runs them), ``R`` calibrated to the
   iteration time; Jupiter tests are timed by the body of the test method only, JUnit 4 tests (vintage engine) by
   the whole execution. A test that fails is a failed fork with JUnit's message; a disabled test, or one whose
-  assumption fails, a skipped one.
+  assumption fails, a skipped one. So is a test that touches the network: the fork's first, untimed execution runs
+  under the launcher's network guard (a Security Manager that refuses any other host than this machine, removed
+  before anything is timed), and a request for another host skips the test with what it asked for. JDK 18-23 need
+  ``-Djava.security.manager=allow`` for that (prepare notes it for the forks); JDK 24 and later have no Security
+  Manager, and their tests run unscreened (the launcher says so on stderr).
 
 Suite options: ``java`` (the java launcher), ``test_classes`` and ``classes`` (the compiled folders, relative to
 the suite's path; default Maven's ``target/test-classes`` and ``target/classes``). The default build is
@@ -44,6 +48,8 @@ BUILD_DIR = Path(".benchwarden") / "build" / "junit"
 LISTING_TIMEOUT_S = 180.0
 RESOLVE_TIMEOUT_S = 600.0
 MAIN_CLASS = "io.benchwarden.junit.Main"
+#: the launcher's own JVM arguments for the suite's Java (:func:`launcher_jvm_arguments`), one per line
+LAUNCHER_ARGS = "launcher-jvm-args.txt"
 _MAVEN_HINT = "install Maven (apt-get install maven): it resolves the project's test classpath"
 _ENGINE_JAR = re.compile(r"junit-platform-engine-(\d+\.\d+(?:\.\d+)?(?:-[\w.]+)?)\.jar$")
 _LAUNCHER_JAR = re.compile(r"junit-platform-launcher-[\w.-]+\.jar$")
@@ -82,7 +88,9 @@ class JunitAdapter:
         classpath = [str(compiled_folder(ctx, "test_classes", DEFAULT_TEST_CLASSES)),
                      str(compiled_folder(ctx, "classes", DEFAULT_CLASSES)), *jars, str(junit_launcher_jar())]
         (out / "classpath.txt").write_text("\n".join(classpath) + "\n", encoding="utf-8")
-        return PreparedSuite(toolchain={"java": java_version(java, ctx.env), "junit-platform": platform})
+        version = java_version(java, ctx.env)
+        (out / LAUNCHER_ARGS).write_text("".join(f"{a}\n" for a in launcher_jvm_arguments(version)), encoding="utf-8")
+        return PreparedSuite(toolchain={"java": version, "junit-platform": platform})
 
     def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
         """Every test method the JUnit Platform discovers in the test classes."""
@@ -102,8 +110,8 @@ class JunitAdapter:
 
     def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> WorkerFork:
         """One fresh JVM running the test for up to ``plan.max_iterations`` iterations."""
-        argv = [java_executable(ctx), *fork_jvm_arguments(tuple(ctx.jvm_args), tuple(plan.jvm_args)),
-                "-cp", _classpath(ctx), MAIN_CLASS, "run",
+        argv = [java_executable(ctx), *_launcher_arguments(ctx),
+                *fork_jvm_arguments(tuple(ctx.jvm_args), tuple(plan.jvm_args)), "-cp", _classpath(ctx), MAIN_CLASS, "run",
                 benchmark.spec["unique_id"], str(max(1, round(plan.iteration_time_s * 1e9))), str(plan.max_iterations)]
         try:
             process = ManagedProcess(argv, cwd=ctx.root, env={**ctx.env, **plan.env}, merge_stderr=False,
@@ -139,6 +147,17 @@ def benchmarks_from_listing(suite: str, line: str) -> list[Benchmark]:
     return benchmarks
 
 
+def launcher_jvm_arguments(java_version: str) -> list[str]:
+    """The JVM arguments the launcher's network guard needs on this Java (pure): ``-Djava.security.manager=allow``
+    on JDK 18-23, where a Security Manager is off unless allowed; none before (allowed by default) or from 24 on
+    (JEP 486: no Security Manager, and the JVM refuses to start with that option) or for an unreadable version."""
+    match = re.match(r"(\d+)(?:\.(\d+))?", java_version)
+    if match is None:
+        return []
+    major = int(match.group(2) or 0) if match.group(1) == "1" else int(match.group(1))  # "1.8.0_402" is Java 8
+    return ["-Djava.security.manager=allow"] if 18 <= major <= 23 else []
+
+
 def platform_version(classpath: list[str]) -> str | None:
     """The JUnit Platform version of a test classpath: that of its ``junit-platform-engine`` jar (pure)."""
     for entry in classpath:
@@ -158,6 +177,14 @@ def _resolve(ctx: SuiteContext, argv: list[str], what: str) -> None:
         tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-20:])
         raise ListingFailed(f"suite '{ctx.name}': Maven could not resolve {what} (`{' '.join(argv)}`, exit status "
                             f"{done.returncode})\n{tail}")
+
+
+def _launcher_arguments(ctx: SuiteContext) -> list[str]:
+    """The launcher's own JVM arguments, as prepare chose them for the suite's Java (none if prepared before)."""
+    try:
+        return (ctx.root / BUILD_DIR / LAUNCHER_ARGS).read_text(encoding="utf-8").split()
+    except OSError:
+        return []
 
 
 def _classpath(ctx: SuiteContext) -> str:

@@ -1,4 +1,5 @@
-"""The junit adapter's pure parts: the launcher's listing line, the platform version of a test classpath."""
+"""The junit adapter's pure parts: the launcher's listing line, the platform version of a test classpath, the
+launcher's own JVM arguments."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 
 import pytest
 
-from benchwarden.adapters.junit import benchmarks_from_listing, platform_version
+from benchwarden.adapters.junit import benchmarks_from_listing, launcher_jvm_arguments, platform_version
 from benchwarden.errors import ListingFailed
 
 
@@ -84,3 +85,14 @@ def test_a_test_fork_gets_the_suites_jvm_arguments_once(monkeypatch, tmp_path):
     junit.JunitAdapter().start_fork(ctx, bench, plan)
     (argv,) = started
     assert argv[: argv.index("-cp")] == ["java", "-Xmx256m", "-javaagent:agent.jar=mode=slowdown", "-Dextra=1"]
+
+
+@pytest.mark.parametrize("version, arguments", [
+    ("11.0.22", []), ("17.0.15", []),  # a Security Manager is allowed by default
+    ("18", ["-Djava.security.manager=allow"]), ("21.0.2", ["-Djava.security.manager=allow"]),
+    ("23-ea", ["-Djava.security.manager=allow"]),
+    ("24", []), ("25.0.1", []),  # JEP 486: none, and the JVM would refuse to start with the option
+    ("1.8.0_402", []), ("unknown", []),
+])
+def test_the_network_guard_gets_the_security_manager_allowed_only_where_that_is_needed_and_possible(version, arguments):
+    assert launcher_jvm_arguments(version) == arguments

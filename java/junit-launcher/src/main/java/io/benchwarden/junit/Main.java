@@ -32,7 +32,8 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * run UNIQUE_ID ITERATION_NS MAX_ITERATIONS [REPETITIONS]
  *                                      {"v":1,"iteration":k,"ns_per_op":..,"ops":R,"elapsed_ns":..,"cpu_ns":..,"timed":"body"|"execution"}
  *                                      {"v":1,"error":..,"traceback":..}   (the test failed: exit 1)
- *                                      {"v":1,"skip":..}                   (disabled, or an assumption failed: exit 0)
+ *                                      {"v":1,"skip":..}                   (disabled, an assumption failed, or the test
+ *                                                                            touches the network: exit 0)
  * </pre>
  *
  * One iteration is {@code R} complete JUnit executions of the test (a new instance, its {@code @BeforeEach} and
@@ -42,6 +43,7 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * execution of the test, {@code @Before}/{@code @After} included ({@code "timed":"execution"}). A test template
  * ({@code @ParameterizedTest}, {@code @RepeatedTest}), selected by its own unique id, is one operation made of all
  * its invocations, each with its lifecycle; its bodies are timed the same way (all of them, or the executions).
+ * The first execution is untimed and screened for network access ({@link NetworkGuard}).
  */
 public final class Main {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -153,26 +155,55 @@ public final class Main {
         }
     }
 
-    /** One execution's result: false when the test failed or was skipped (the message is printed then). */
-    private static boolean execute(Launcher launcher, LauncherDiscoveryRequest request, Outcome outcome, PrintStream out) {
+    /** One execution of the test: null if it passed, else the protocol line that says why not (failed, skipped). */
+    private static String execute(Launcher launcher, LauncherDiscoveryRequest request, Outcome outcome) {
         int before = outcome.tests;
         launcher.execute(request, outcome);
         if (outcome.failure != null) {
-            out.println("{\"v\":1,\"error\":" + Json.str("the test failed: " + outcome.failure) + ",\"traceback\":"
-                    + Json.str(trace(outcome.failure)) + "}");
-            return false;
+            return "{\"v\":1,\"error\":" + Json.str("the test failed: " + outcome.failure) + ",\"traceback\":"
+                    + Json.str(trace(outcome.failure)) + "}";
         }
         if (outcome.skipped != null) {
-            out.println("{\"v\":1,\"skip\":" + Json.str(outcome.skipped) + "}");
-            return false;
+            return "{\"v\":1,\"skip\":" + Json.str(outcome.skipped) + "}";
         }
         if (outcome.tests == before) {
-            out.println("{\"v\":1,\"error\":" + Json.str("no test ran for the selector: it names no test of this "
-                    + "classpath (renamed or removed), or a test template with no invocation") + "}");
-            return false;
+            return "{\"v\":1,\"error\":" + Json.str("no test ran for the selector: it names no test of this "
+                    + "classpath (renamed or removed), or a test template with no invocation") + "}";
         }
         outcome.lastInvocations = outcome.tests - before;
-        return true;
+        return null;
+    }
+
+    /** The exit status after an execution that did not pass: 0 for a skipped test, 1 for a failed one. */
+    private static int stopped(PrintStream out, String line, Outcome outcome) {
+        out.println(line);
+        return outcome.failure != null || outcome.skipped == null ? 1 : 0;
+    }
+
+    /**
+     * The first, untimed execution: loads the classes, fails a failing test, and screens the test for network access
+     * ({@link NetworkGuard}, for this execution only): a test that asked for another host is skipped with what it
+     * asked for, whether or not it then failed. Null if the test may be measured, else the exit status.
+     */
+    private static Integer screen(PrintStream out, Launcher launcher, LauncherDiscoveryRequest request, Outcome outcome) {
+        NetworkGuard guard = NetworkGuard.install();
+        String stop;
+        String network;
+        try {
+            stop = execute(launcher, request, outcome);
+        } finally {
+            network = guard == null ? null : guard.uninstall();
+        }
+        if (guard == null) {
+            System.err.println("benchwarden: the test was not screened for network access: this JVM allows no "
+                    + "security manager (JDK 24 and later, or java.security.manager=disallow)");
+        }
+        if (network != null) {
+            out.println("{\"v\":1,\"skip\":" + Json.str("the test touches the network (" + network + ", refused "
+                    + "while it was screened): a test that does measures the network, not the code") + "}");
+            return 0;
+        }
+        return stop == null ? null : stopped(out, stop, outcome);
     }
 
     static int run(PrintStream out, String uniqueId, long iterationNanos, int maxIterations, int fixedRepetitions) {
@@ -183,16 +214,18 @@ public final class Main {
         Outcome outcome = new Outcome();
         Timings.active = true;
         int repetitions = fixedRepetitions;
-        if (!execute(launcher, request, outcome, out)) {  // once before anything is timed: loads the classes,
-            return outcome.failure != null || outcome.skipped == null ? 1 : 0;  // and a failing test fails here
+        Integer screened = screen(out, launcher, request, outcome);
+        if (screened != null) {
+            return screened;
         }
         if (repetitions < 1) {  // grow the batch until it takes a tenth of an iteration, then scale linearly
             int batch = 1;
             while (true) {
                 long t0 = System.nanoTime();
                 for (int i = 0; i < batch; i++) {
-                    if (!execute(launcher, request, outcome, out)) {
-                        return outcome.failure != null || outcome.skipped == null ? 1 : 0;
+                    String stop = execute(launcher, request, outcome);
+                    if (stop != null) {
+                        return stopped(out, stop, outcome);
                     }
                 }
                 long elapsed = Math.max(1, System.nanoTime() - t0);
@@ -209,8 +242,9 @@ public final class Main {
             long wall0 = outcome.executionWall;
             long cpu0 = outcome.executionCpu;
             for (int i = 0; i < repetitions; i++) {
-                if (!execute(launcher, request, outcome, out)) {
-                    return outcome.failure != null || outcome.skipped == null ? 1 : 0;
+                String stop = execute(launcher, request, outcome);
+                if (stop != null) {
+                    return stopped(out, stop, outcome);
                 }
             }
             boolean body = Timings.bodies == (long) repetitions * outcome.lastInvocations;  // every body seen
