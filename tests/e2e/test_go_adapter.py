@@ -133,6 +133,22 @@ def test_fork_streams_iterations_while_running(example):
     assert f"{fork.operations}x" in fork.argv
 
 
+def test_later_forks_reuse_the_first_forks_calibration(example):
+    """One b.N search per benchmark and version: the second fork starts straight with ``-test.benchtime Nx`` (no
+    calibration process), a fork of another version (another environment) searches its own N."""
+    adapter, ctx, _, benchmarks = example
+    tokenize = benchmarks["BenchmarkTokenize[size=1000]"]
+    first = adapter.start_fork(ctx, tokenize, plan(2, iteration_s=0.03))
+    assert first.calibrated_here and "-test.count" in first.argv and "1" == first.argv[first.argv.index("-test.count") + 1]
+    assert len(list(first)) == 2 and first.operations >= 1
+    second = adapter.start_fork(ctx, tokenize, replace(plan(3, iteration_s=0.03), fork_index=2))
+    assert not second.calibrated_here and f"{first.operations}x" in second.argv  # measuring from its first process
+    assert [it.ops for it in second] == [float(first.operations)] * 3 and second.calibration is None
+    slowed = adapter.start_fork(ctx, tokenize, plan(1, iteration_s=0.03, env={"WORDSTAT_SLOW": "1"}))
+    assert slowed.calibrated_here
+    assert len(list(slowed)) == 1 and slowed.calibration is not None
+
+
 def test_stop_at_iteration_boundary_leaves_no_process(example):
     adapter, ctx, _, benchmarks = example
     bench = benchmarks["BenchmarkCountWordsHash"]

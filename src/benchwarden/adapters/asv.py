@@ -44,6 +44,7 @@ decides iterations and forks).  Not run: ``mem_*``, ``peakmem_*``,
 from __future__ import annotations
 
 import collections
+import functools
 import itertools
 import json
 import os
@@ -59,6 +60,7 @@ from typing import Callable, Iterator, Mapping, Sequence
 from benchwarden import jsontext
 from benchwarden.adapters import layout
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
+from benchwarden.adapters.calibration import CalibrationCache, calibration_key
 from benchwarden.adapters.params import select_values
 from benchwarden.adapters.process import LineTimeout, ManagedProcess, capture, require_tool, run_build
 from benchwarden.adapters.twopoint import Report, TwoPointFork
@@ -292,6 +294,9 @@ class AsvAdapter:
 
     kind = "python"
 
+    def __init__(self) -> None:
+        self._calibrations = CalibrationCache()  # two-point forks: N of the long execution, per benchmark
+
     def prepare(self, ctx: SuiteContext) -> PreparedSuite:
         """Find the interpreter and its version, check the benchmark dir, run ``ctx.build`` if set."""
         suite = resolve_suite(ctx)
@@ -329,7 +334,10 @@ class AsvAdapter:
         spec = benchmark.spec
         if plan.metric == "instructions":
             harness = PythonHarness(suite, spec, ctx, plan, str(benchmark.id))
-            return TwoPointFork(harness, plan, ctx.name, short_ops=PythonHarness.SHORT_OPS)
+            key = calibration_key(ctx, benchmark, plan)
+            return TwoPointFork(harness, plan, ctx.name, short_ops=PythonHarness.SHORT_OPS,
+                                long_ops=self._calibrations.get(key),
+                                calibrated=functools.partial(self._calibrations.put, key))
         argv = worker_argv(suite, spec, plan.iteration_time_s, plan.max_iterations)
         if _trace_memory(ctx):
             argv.append("--trace-memory")

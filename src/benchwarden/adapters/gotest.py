@@ -28,7 +28,9 @@ runner-decided warmup like every other harness.
   search (N = 1, then growing ×100 at most, until the time is reached) before
   *every* repetition — on gin this made forks ~80 % longer than their
   iterations (issue 13); calibrating once per fork keeps that to one search.
-  Each fork calibrates afresh (a new process may run at another speed).
+  Only the first fork of a benchmark (per version) calibrates; the later forks
+  reuse its N (:mod:`benchwarden.adapters.calibration`: a fork at another speed
+  gets somewhat longer or shorter iterations, the same values per operation).
 
 Benchmark names: the package at the suite root gives bare names
 (``BenchmarkTokenize``); other packages are qualified with their directory
@@ -42,6 +44,7 @@ discovery run, default ``"60s"``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -50,9 +53,10 @@ import re
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Callable, Iterator, Mapping
 
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
+from benchwarden.adapters.calibration import CalibrationCache, calibration_key
 from benchwarden.adapters.gotest_output import (
     GO_MODE,
     GO_UNIT,
@@ -126,6 +130,7 @@ class GoAdapter:
 
     def __init__(self) -> None:
         self._packages: dict[Path, list[GoPackage]] = {}
+        self._calibrations = CalibrationCache()
 
     # ------------------------------------------------------------------ prepare
 
@@ -189,11 +194,14 @@ class GoAdapter:
         instructions: :mod:`benchwarden.adapters.gotest_twopoint`)."""
         spec = benchmark.spec
         env = {**ctx.env, **plan.env}
+        key = calibration_key(ctx, benchmark, plan)
+        known, found = self._calibrations.get(key), functools.partial(self._calibrations.put, key)
         if plan.metric != "time":
             harness = GoHarness(spec["binary"], spec["package_dir"], spec["full_name"], bench_pattern(spec["full_name"]),
                                 env, str(benchmark.id), plan.timeout_s)
-            return TwoPointFork(harness, plan, ctx.name, short_ops=SHORT_OPS)
-        return GoFork(spec["binary"], Path(spec["package_dir"]), env, spec["full_name"], str(benchmark.id), plan)
+            return TwoPointFork(harness, plan, ctx.name, short_ops=SHORT_OPS, long_ops=known, calibrated=found)
+        return GoFork(spec["binary"], Path(spec["package_dir"]), env, spec["full_name"], str(benchmark.id), plan,
+                      operations=known, calibrated=found)
 
 
 def fork_argv(binary: str, full_name: str, plan: ForkPlan, n: int | None = None) -> list[str]:
@@ -230,7 +238,8 @@ def operations_per_iteration(calibration: IterationResult, iteration_time_s: flo
 
 
 class GoFork:
-    """One fork: a calibration run, then the measurement run; iterate for :class:`IterationResult` objects.
+    """One fork: a calibration run (unless ``operations`` gives an earlier fork's N), then the measurement
+    run; iterate for :class:`IterationResult` objects.  ``calibrated`` receives the N this fork found.
 
     stderr is kept out of the parsed stream (it would split result lines) but
     stays in :meth:`output_tail`.  Failure rules (either run): no line for
@@ -244,7 +253,7 @@ class GoFork:
     """
 
     def __init__(self, binary: str, cwd: Path, env: Mapping[str, str], full_name: str, label: str,
-                 plan: ForkPlan):
+                 plan: ForkPlan, *, operations: int | None = None, calibrated: Callable[[int], None] | None = None):
         self._binary = binary
         self._cwd = cwd
         self._env = dict(env)
@@ -253,10 +262,19 @@ class GoFork:
         self._plan = plan
         self._stopped = False
         self._started_s = time.monotonic()
+        self._calibrated = calibrated
         self.calibration: IterationResult | None = None
-        self.operations: int | None = None
-        self.argv = calibration_argv(binary, full_name, plan)
+        self.operations: int | None = operations
+        self.calibrated_here = operations is None
+        if operations is None:
+            self.argv = calibration_argv(binary, full_name, plan)
+        else:  # an earlier fork's N (adapters/calibration.py): straight to the measurement run
+            self.argv = self._measurement_argv(operations)
         self._proc = ManagedProcess(self.argv, cwd=cwd, env=self._env, merge_stderr=False)
+
+    def _measurement_argv(self, operations: int) -> list[str]:
+        # the measurement run only gets the plan's process arguments: a profile covers what is measured
+        return [*fork_argv(self._binary, self._full_name, self._plan, operations), *self._plan.process_args]
 
     def stop(self) -> None:
         """Terminate the running binary's whole process group; idempotent, thread-safe enough (a flag and a kill)."""
@@ -268,13 +286,17 @@ class GoFork:
 
     def __iter__(self) -> Iterator[IterationResult]:
         try:
+            if not self.calibrated_here:
+                yield from self._stream()
+                return
             for result in self._stream():
                 self.calibration = result
             if self._stopped or self.calibration is None:
                 return
             self.operations = operations_per_iteration(self.calibration, self._plan.iteration_time_s)
-            self.argv = [*fork_argv(self._binary, self._full_name, self._plan, self.operations),
-                         *self._plan.process_args]  # the measurement run only: a profile covers what is measured
+            if self._calibrated is not None:
+                self._calibrated(self.operations)
+            self.argv = self._measurement_argv(self.operations)
             self._proc = ManagedProcess(self.argv, cwd=self._cwd, env=self._env, merge_stderr=False)
             if self._stopped:  # stop() raced with the start
                 self._proc.terminate()

@@ -3,7 +3,8 @@
 A :class:`TwoPointFork` runs, for one benchmark:
 
 1. a **calibration** execution, native and untimed by us, whose own report gives the time per
-   operation — only to choose how many operations the long execution runs;
+   operation — only to choose how many operations the long execution runs; only the first fork of a
+   benchmark (per version) runs it, the later ones reuse its answer (:mod:`benchwarden.adapters.calibration`);
 2. a **short** execution of ``short_ops`` operations, once per fork;
 3. per iteration, a **long** execution of ``long_ops`` operations; the iteration's value is
    ``(cost(long) − cost(short)) / (long_ops − short_ops)`` (:func:`benchwarden.metrics.twopoint.per_op`).
@@ -30,7 +31,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Mapping, Protocol, Sequence
+from typing import Callable, Iterator, Mapping, Protocol, Sequence
 
 from benchwarden.adapters.base import ForkPlan
 from benchwarden.adapters.process import LineTimeout, ManagedProcess
@@ -179,13 +180,18 @@ class TwoPointFork:
     operation as ``wall [ns/op]``.  ``ops`` is the number of operations between the two points.
     """
 
-    def __init__(self, harness: Harness, plan: ForkPlan, suite: str, *, short_ops: int):
+    def __init__(self, harness: Harness, plan: ForkPlan, suite: str, *, short_ops: int,
+                 long_ops: int | None = None, calibrated: Callable[[int], None] | None = None):
         if plan.metric not in ("cpu", "instructions"):
             raise ValueError(f"two-point forks measure cpu or instructions, not {plan.metric!r}")
         self.harness = harness
         self.plan = plan
         self.short_ops = short_ops
-        self.long_ops: int | None = None
+        #: operations of the long execution: given (an earlier fork's calibration, adapters/calibration.py:
+        #: this fork runs no calibration) or found by this fork and then passed to ``calibrated``
+        self.long_ops: int | None = long_ops
+        self.calibrated_here = long_ops is None
+        self._calibrated = calibrated
         self._runner = CountedRunner(harness, plan.metric, suite)
         self._started = time.monotonic()
 
@@ -207,26 +213,18 @@ class TwoPointFork:
     def _iterations(self) -> Iterator[IterationResult]:
         plan, harness = self.plan, self.harness
         env = harness.env(plan.metric)
-        calibration = self._runner.run(harness.argv(None, min(plan.iteration_time_s, 1.0) / 2), env,
-                                       self._deadline(), counted=False)
-        if calibration is None:
-            return
-        if not calibration.report.ns_per_op:
-            raise ForkFailed(harness.label, "garbage", "the calibration run reported no time per operation",
-                             self._runner.tail())
-        # the harness reports wall time; on a loaded machine the process got only part of a CPU
-        share = min(1.0, calibration.cost / max(1.0, calibration.wall_s * 1e9))
-        cpu_per_op = calibration.report.ns_per_op * max(share, 0.05)
-        if plan.metric == "instructions":
-            n = twopoint.long_ops(cpu_per_op, plan.iteration_time_s, slowdown=valgrind.SLOWDOWN,
-                                  min_instructions=valgrind.MIN_INSTRUCTIONS)
+        if self.long_ops is None:
+            n = self._calibrate(env)
+            if n is None:
+                return
         else:
-            n = twopoint.long_ops(cpu_per_op, plan.iteration_time_s)
+            n = self.long_ops
         self.long_ops = n = max(n, self.short_ops + 1)
         short = self._runner.run(harness.argv(self.short_ops), env, self._deadline(), counted=True)
         if short is None:
             return
-        iterations, resized = 0, plan.metric != "instructions"
+        # a given N was sized by the fork that calibrated it
+        iterations, resized = 0, plan.metric != "instructions" or not self.calibrated_here
         while iterations < plan.max_iterations:
             long = self._runner.run(harness.argv(n), env, self._deadline(), counted=True)
             if long is None:
@@ -243,7 +241,27 @@ class TwoPointFork:
                     self.long_ops = n = larger
                     continue
             iterations += 1
+            if iterations == 1 and self.calibrated_here and self._calibrated is not None:
+                self._calibrated(n)
             secondary = dict(long.report.secondary)
             if plan.metric == "cpu" and long.report.ns_per_op:
                 secondary[label("wall", "ns/op")] = long.report.ns_per_op
             yield IterationResult(value_ns=value, raw_value=value, ops=float(n - self.short_ops), secondary=secondary)
+
+    def _calibrate(self, env: Mapping[str, str]) -> int | None:
+        """The long execution's operations from a native calibration execution; None when stopped."""
+        plan, harness = self.plan, self.harness
+        calibration = self._runner.run(harness.argv(None, min(plan.iteration_time_s, 1.0) / 2), env,
+                                       self._deadline(), counted=False)
+        if calibration is None:
+            return None
+        if not calibration.report.ns_per_op:
+            raise ForkFailed(harness.label, "garbage", "the calibration run reported no time per operation",
+                             self._runner.tail())
+        # the harness reports wall time; on a loaded machine the process got only part of a CPU
+        share = min(1.0, calibration.cost / max(1.0, calibration.wall_s * 1e9))
+        cpu_per_op = calibration.report.ns_per_op * max(share, 0.05)
+        if plan.metric == "instructions":
+            return twopoint.long_ops(cpu_per_op, plan.iteration_time_s, slowdown=valgrind.SLOWDOWN,
+                                     min_instructions=valgrind.MIN_INSTRUCTIONS)
+        return twopoint.long_ops(cpu_per_op, plan.iteration_time_s)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,10 +12,12 @@ from test_asv_worker import BASIC, run_one
 
 from benchwarden.adapters import asv_worker
 from benchwarden.adapters.asv import ProtocolError, as_metric, parse_worker_line
-from benchwarden.adapters.base import ForkPlan
+from benchwarden.adapters.base import ForkPlan, SuiteContext
+from benchwarden.adapters.calibration import CalibrationCache, calibration_key
 from benchwarden.adapters.gotest_twopoint import SHORT_OPS, GoHarness
 from benchwarden.adapters.twopoint import Report, TwoPointFork
 from benchwarden.errors import ForkFailed
+from benchwarden.model import Benchmark, BenchmarkId
 
 
 def test_every_worker_iteration_reports_its_cpu_time():
@@ -141,6 +144,54 @@ def test_two_point_cpu_time_cancels_the_start_up():
         assert it.value_ns == pytest.approx(1e6, rel=0.2)
         assert it.ops == fork.long_ops - 3
         assert it.secondary["B/op"] == 16.0 and it.secondary["wall [ns/op]"] > 0
+
+
+class CountingHarness(BurnHarness):
+    """BurnHarness that records every execution's operations (None: a calibration)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.executions = []
+
+    def argv(self, ops, calibration_s=None):
+        self.executions.append(ops)
+        return super().argv(ops, calibration_s)
+
+
+def test_a_later_fork_reuses_the_first_forks_calibration():
+    """The first fork calibrates and hands its N on (adapters/calibration.py); a fork given N runs the short and
+    the long executions only, each long one of that N."""
+    cache, key, found = CalibrationCache(), ("suite", "bench"), []
+    first_harness = CountingHarness(1.0, 1.0)
+    first = TwoPointFork(first_harness, _plan(iterations=2), "fake", short_ops=3,
+                         calibrated=lambda n: (found.append(n), cache.put(key, n)))
+    assert len(list(first)) == 2 and first.calibrated_here
+    assert first_harness.executions[:2] == [None, 3] and found == [first.long_ops] and cache.get(key) == first.long_ops
+    second_harness = CountingHarness(1.0, 1.0)
+    second = TwoPointFork(second_harness, _plan(iterations=2), "fake", short_ops=3, long_ops=cache.get(key),
+                          calibrated=found.append)
+    results = list(second)
+    assert second_harness.executions == [3, first.long_ops, first.long_ops]  # no calibration execution
+    assert [it.ops for it in results] == [first.long_ops - 3] * 2 and found == [first.long_ops]
+
+
+def test_calibrations_are_kept_per_benchmark_version_metric_and_iteration_time(tmp_path):
+    ctx = SuiteContext(name="s", kind="go", root=tmp_path)
+    bench = Benchmark(BenchmarkId("s", "BenchmarkX", ()), "go", "ns/op")
+    plan = _plan()
+    cache = CalibrationCache()
+    cache.put(calibration_key(ctx, bench, plan), 500)
+    cache.put(calibration_key(ctx, bench, plan), 900)  # the first answer stays
+    assert cache.get(calibration_key(ctx, bench, replace(plan, fork_index=7, max_iterations=9))) == 500
+    others = [calibration_key(replace(ctx, env={"SLOW": "1"}), bench, plan),
+              calibration_key(ctx, Benchmark(BenchmarkId("s", "BenchmarkY", ()), "go", "ns/op"), plan),
+              calibration_key(ctx, bench, replace(plan, metric="instructions")),
+              calibration_key(ctx, bench, replace(plan, iteration_time_s=0.3)),
+              calibration_key(ctx, bench, replace(plan, env={"WORDSTAT_SLOW": "small"})),
+              calibration_key(ctx, bench, replace(plan, process_args=("-test.cpuprofile", "p")))]
+    assert len(set(others)) == len(others) and all(cache.get(k) is None for k in others)
+    with pytest.raises(ValueError, match="at least 1"):
+        cache.put(("k",), 0)
 
 
 def test_a_failing_execution_fails_the_fork_and_stop_ends_it_quietly():
