@@ -12,12 +12,18 @@ process beside it unless ``--no-neighbour``:
   prints a change with p < 0.05 (benchstat's own α), for A/A and for each change; machine time = the two
   binaries' run time.
 
+Two costs per compare: *machine time*, compare's own figure (the wall time of every fork, both versions:
+core-seconds occupied), and *CPU time*, the user + system time of every process the compare started
+(benchwarden's own interpreter included) — for benchstat's protocol, of the two binaries and benchstat.
+Under load a fork's wall time grows with its neighbours; its CPU time does not.
+
 One benchmark per example: tokenize over 1000 words, the one the switchable changes touch (its true change
 sizes: ``benchmarks/example_changes.py``). Settings are the e2e tests' (100 ms iterations, 200 ms for JMH,
 5 measured iterations per fork) with compare's defaults otherwise (min_change 3 %, 4-20 pairs).
 
 Usage: ``.venv/bin/python benchmarks/verdict_live.py [--examples go,python,jmh] [--aa 10] [--repeat 3]
-[--changes small,medium] [--pairing sequential] [--metric time|cpu|instructions] [--benchstat-rounds 5] [--benchstat PATH] [--dynamic] [--json FILE]``.
+[--changes small,medium] [--pairing sequential] [--metric time|cpu|instructions] [--iterations 5]
+[--iteration-time 100ms] [--benchstat-rounds 5] [--benchstat PATH] [--dynamic] [--json FILE]``.
 ``--dynamic``: every fork's warmup decided by the default dynamic policy (``level`` + ``precision``, warmup 5–20)
 instead of the fixed warmup — a stopping change measured on the same small changes and A/A.
 Prints Markdown tables (docs/performance.md, "Live verdicts").
@@ -29,6 +35,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -74,24 +81,34 @@ def _copy(work: Path, name: str, metric: str, dynamic: bool = False) -> Path:
     return root
 
 
-def compare(root: Path, name: str, seed: int, pairing: str, change: str | None, dynamic: bool = False) -> dict:
+def _children_cpu_s() -> float:
+    """CPU time (user + system) of every finished child process so far, and of what they waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def compare(root: Path, name: str, seed: int, pairing: str, change: str | None, dynamic: bool = False,
+            iterations: int = 5, iteration_time: str | None = None) -> dict:
     _, filt, warmup, iteration, flag, template = EXAMPLES[name]
     argv = [str(BENCHWARDEN), "compare", "--config", str(root / "benchwarden.toml"), "--suite", "wordstat",
-            "--filter", filt, *([] if dynamic else ["--warmup", warmup]), "--iteration-time", iteration,
-            "--iterations", "5", "--seed", str(seed), "--pairing", pairing, "--json", "-q"]
+            "--filter", filt, *([] if dynamic else ["--warmup", warmup]), "--iteration-time",
+            iteration_time or iteration, "--iterations", str(iterations), "--seed", str(seed), "--pairing", pairing,
+            "--json", "-q"]
     argv += [flag, template.format(change)] if change else ["WORKTREE", "WORKTREE"]
+    cpu_before = _children_cpu_s()
     done = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
+    cpu_s = _children_cpu_s() - cpu_before
     if done.returncode not in (0, 1):
         raise SystemExit(f"compare failed ({done.returncode}):\n{done.stderr[-3000:]}")
     data = json.loads(done.stdout)
     (result,) = data["benchmarks"]
     return {"verdict": result["verdict"], "pairs": result["forks"]["base"], "ratio": result["ratio"],
-            "ci": result["ci"], "mde": result["mde"], "machine_s": data["machine_time_s"]}
+            "ci": result["ci"], "mde": result["mde"], "machine_s": data["machine_time_s"], "cpu_s": cpu_s}
 
 
 def _benchstat_round(binary: Path, benchstat: str, work: Path, change: str | None, i: int) -> dict:
     outputs = []
-    start = time.monotonic()
+    start, cpu_before = time.monotonic(), _children_cpu_s()
     for side, slow in (("base", ""), ("candidate", change or "")):
         env = {k: v for k, v in os.environ.items() if k != "WORDSTAT_SLOW"}
         if slow:
@@ -104,11 +121,13 @@ def _benchstat_round(binary: Path, benchstat: str, work: Path, change: str | Non
         outputs.append(str(path))
     machine_s = time.monotonic() - start
     table = subprocess.run([benchstat, *outputs], capture_output=True, text=True, check=True).stdout
+    cpu_s = _children_cpu_s() - cpu_before
     line = next((x for x in table.splitlines() if "Tokenize" in x and "size=1000" in x), "")
     match = re.search(r"([+-]\d+\.\d+)% \(p=(\d\.\d+) n=", line)
     flagged = match is not None and float(match.group(2)) < 0.05
     return {"flagged": flagged, "change": float(match.group(1)) / 100 if match else 0.0,
-            "p": float(match.group(2)) if match else None, "machine_s": machine_s, "line": line.strip()}
+            "p": float(match.group(2)) if match else None, "machine_s": machine_s, "cpu_s": cpu_s,
+            "line": line.strip()}
 
 
 def _summary(rows: list[dict]) -> str:
@@ -123,6 +142,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--changes", default="small,medium")
     parser.add_argument("--pairing", default="sequential")
+    parser.add_argument("--iterations", type=int, default=5, help="measured iterations per fork")
+    parser.add_argument("--iteration-time", help="override the example's iteration time (e.g. 100ms)")
     parser.add_argument("--metric", default="time", choices=("time", "cpu", "instructions"),
                         help="the suites' primary metric (JMH: time or cpu)")
     parser.add_argument("--benchstat-rounds", type=int, default=5)
@@ -140,8 +161,9 @@ def main() -> int:
     loads = [os.getloadavg()[0]]
     print(f"{results['started']}, pairing {args.pairing}, metric {args.metric}, "
           f"CPU-bound neighbour: {neighbour is not None}\n")
-    print("| example | case | compares | verdicts | median pairs | median ratio | median MDE | machine time each |")
-    print("|---|---|---:|---|---:|---:|---:|---:|")
+    print("| example | case | compares | verdicts | median pairs | median ratio | median MDE | machine time each "
+          "| CPU time each |")
+    print("|---|---|---:|---|---:|---:|---:|---:|---:|")
     try:
         with tempfile.TemporaryDirectory() as tmp:
             work = Path(tmp)
@@ -152,7 +174,8 @@ def main() -> int:
                 cases = [("A/A", None, args.aa)] + [(c, c, args.repeat) for c in changes]
                 per = results["examples"][name] = {}
                 for label, change, n in cases:
-                    rows = [compare(root, name, seed, args.pairing, change, args.dynamic) for seed in range(1, n + 1)]
+                    rows = [compare(root, name, seed, args.pairing, change, args.dynamic, args.iterations,
+                                    args.iteration_time) for seed in range(1, n + 1)]
                     loads.append(os.getloadavg()[0])
                     per[label] = rows
                     mdes = [r["mde"] for r in rows if r["mde"] is not None]
@@ -160,7 +183,8 @@ def main() -> int:
                           f"{statistics.median(r['pairs'] for r in rows):.0f} | "
                           f"{statistics.median(r['ratio'] for r in rows):.3f} | "
                           f"{(f'{statistics.median(mdes):.1%}' if mdes else '–')} | "
-                          f"{statistics.median(r['machine_s'] for r in rows):.0f} s |", flush=True)
+                          f"{statistics.median(r['machine_s'] for r in rows):.1f} s | "
+                          f"{statistics.median(r['cpu_s'] for r in rows):.1f} s |", flush=True)
                 if name == "go" and args.benchstat_rounds and args.benchstat:
                     binary = root / "wordstat.test"
                     subprocess.run(["go", "test", "-c", "-o", str(binary), "."], cwd=root, check=True)
@@ -172,7 +196,8 @@ def main() -> int:
                         flagged = sum(r["flagged"] for r in rows)
                         print(f"| go, benchstat -count 10 | {label} | {len(rows)} | flagged {flagged} of {len(rows)}"
                               f" | 10 | {statistics.median(1 + r['change'] for r in rows):.3f} | – | "
-                              f"{statistics.median(r['machine_s'] for r in rows):.0f} s |", flush=True)
+                              f"{statistics.median(r['machine_s'] for r in rows):.1f} s | "
+                              f"{statistics.median(r['cpu_s'] for r in rows):.1f} s |", flush=True)
     finally:
         if neighbour is not None:
             neighbour.kill()
