@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
@@ -147,7 +148,7 @@ def test_disabled_and_aborted_tests_are_skipped_with_the_reason(adapter, lifecyc
 
 NETWORK_TESTS = {"connectsToAnotherHost": "connect 203.0.113.1:9", "resolvesAName": "resolve benchwarden-screening.invalid",
                  "swallowsTheRefusal": "connect 203.0.113.1:80", "talksToItselfOverLoopback": None,
-                 "seesNoGuardOnceScreened": None}
+                 "seesNoGuardOnceScreened": None, "asksForThisMachine": None}
 
 
 @pytest.mark.parametrize("name", [n for n, asked in NETWORK_TESTS.items() if asked])
@@ -159,6 +160,20 @@ def test_a_test_that_touches_the_network_is_skipped_with_what_it_asked_for(adapt
         list(adapter.start_fork(ctx, tests[f"demo.NetworkTest#{name}"], plan()))
     assert info.value.reason == "skipped", (info.value, info.value.output)
     assert "touches the network" in str(info.value) and NETWORK_TESTS[name] in str(info.value), str(info.value)
+
+
+def test_the_guard_knows_this_machine_by_the_name_the_adapter_passes(adapter, lifecycle):
+    """Every fork gets the kernel's host name (``-Dbenchwarden.hostname``, nothing resolved); a test asking for this
+    machine by that name is measured, and the guard goes by the property: told another name (a later ``-D`` wins),
+    the same test is screened out for asking for this machine's own name."""
+    ctx, _, tests = lifecycle
+    test = tests["demo.NetworkTest#asksForThisMachine"]
+    fork = adapter.start_fork(ctx, test, plan())
+    assert f"-Dbenchwarden.hostname={socket.gethostname()}" in fork._process.argv
+    assert len(list(fork)) == 3
+    with pytest.raises(ForkFailed) as info:
+        list(adapter.start_fork(ctx, test, plan(jvm_args=("-Dbenchwarden.hostname=not-this-machine",))))
+    assert info.value.reason == "skipped" and f"resolve {socket.gethostname().lower()}" in str(info.value), info.value
 
 
 def test_network_screening_reaches_the_run_and_a_loopback_test_is_measured(lifecycle, tmp_path):
@@ -173,7 +188,7 @@ def test_network_screening_reaches_the_run_and_a_loopback_test_is_measured(lifec
     assert status == 0, err
     rows = {b["benchmark"].rpartition("#")[2]: b for b in json.loads(out)["benchmarks"]}
     assert set(rows) == set(NETWORK_TESTS), rows
-    for name in ("talksToItselfOverLoopback", "seesNoGuardOnceScreened"):  # the second fails if the guard stays
+    for name in ("talksToItselfOverLoopback", "seesNoGuardOnceScreened", "asksForThisMachine"):  # the second fails if the guard stays
         assert rows[name]["status"] == "ok" and rows[name]["mean"] > 0 and rows[name]["forks"] == 1, rows[name]
     for name, asked in NETWORK_TESTS.items():
         if asked:

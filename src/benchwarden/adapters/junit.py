@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import subprocess
 from pathlib import Path
 
@@ -110,7 +111,7 @@ class JunitAdapter:
 
     def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> WorkerFork:
         """One fresh JVM running the test for up to ``plan.max_iterations`` iterations."""
-        argv = [java_executable(ctx), *_launcher_arguments(ctx),
+        argv = [java_executable(ctx), *_launcher_arguments(ctx), host_name_argument(),
                 *fork_jvm_arguments(tuple(ctx.jvm_args), tuple(plan.jvm_args)), "-cp", _classpath(ctx), MAIN_CLASS, "run",
                 benchmark.spec["unique_id"], str(max(1, round(plan.iteration_time_s * 1e9))), str(plan.max_iterations)]
         try:
@@ -156,6 +157,13 @@ def launcher_jvm_arguments(java_version: str) -> list[str]:
         return []
     major = int(match.group(2) or 0) if match.group(1) == "1" else int(match.group(1))  # "1.8.0_402" is Java 8
     return ["-Djava.security.manager=allow"] if 18 <= major <= 23 else []
+
+
+def host_name_argument() -> str:
+    """This machine's name for the network guard (``NetworkGuard.HOST_NAME_PROPERTY``): the kernel's host name, read
+    where the fork runs and not resolved — the JVM's ``InetAddress.getLocalHost()`` resolves it, which costs a DNS
+    timeout in every fork where the name does not resolve."""
+    return f"-Dbenchwarden.hostname={socket.gethostname()}"
 
 
 def platform_version(classpath: list[str]) -> str | None:

@@ -20,6 +20,9 @@ import java.util.Locale;
  * exist from JDK 24 on (JEP 486): there {@link #install()} returns false and the test runs unscreened.
  */
 final class NetworkGuard extends SecurityManager {
+    /** The system property carrying this machine's host name (set by the adapter on every fork). */
+    static final String HOST_NAME_PROPERTY = "benchwarden.hostname";
+
     /** The first non-local request of the screened execution ({@code "connect 203.0.113.1:9"}), or null. */
     private volatile String touched;
     private final String localName;
@@ -28,15 +31,23 @@ final class NetworkGuard extends SecurityManager {
         this.localName = localName;
     }
 
-    /** Installs a guard; null when this JVM cannot have a security manager (JDK 24+, or disallowed). */
+    /**
+     * Installs a guard; null when this JVM cannot have a security manager (JDK 24+, or disallowed). This machine's
+     * name comes from {@link #HOST_NAME_PROPERTY}, which the adapter sets from the kernel's host name without
+     * resolving anything: {@link InetAddress#getLocalHost()} resolves the name, and where it does not resolve
+     * that is a DNS timeout of seconds in every fork. Without the property (the launcher run by hand) it asks
+     * {@code getLocalHost()}.
+     */
     static NetworkGuard install() {
-        String name = "";
-        try {
-            name = InetAddress.getLocalHost().getHostName().toLowerCase(Locale.ROOT);
-        } catch (java.io.IOException | RuntimeException e) {
-            // no host name: only loopback and localhost are local then
+        String name = System.getProperty(HOST_NAME_PROPERTY, "");
+        if (name.isEmpty()) {
+            try {
+                name = InetAddress.getLocalHost().getHostName();
+            } catch (java.io.IOException | RuntimeException e) {
+                // no host name: only loopback and localhost are local then
+            }
         }
-        NetworkGuard guard = new NetworkGuard(name);
+        NetworkGuard guard = new NetworkGuard(name.toLowerCase(Locale.ROOT));
         try {
             System.setSecurityManager(guard);
             return guard;
