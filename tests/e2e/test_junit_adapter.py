@@ -210,7 +210,7 @@ def test_junit4_tests_run_through_the_vintage_engine_timed_whole(adapter, vintag
     JUnit 4 has no hook around the body alone, so the execution is timed, its 5-ms @Before included."""
     ctx, tests = vintage
     assert set(tests) == {"legacy.LegacyTest#cheapBody", "legacy.LegacyTest#failsDeliberately",
-                          "legacy.LegacyTest#ignored"}
+                          "legacy.LegacyTest#ignored", "legacy.LegacyNetworkTest#connectsToAnotherHost"}
     assert {b.spec["engine"] for b in tests.values()} == {"junit-vintage"}
     results = list(adapter.start_fork(ctx, tests["legacy.LegacyTest#cheapBody"], plan(max_iterations=2)))
     assert len(results) == 2 and all(5_000_000 < r.value_ns < 100_000_000 for r in results), results
@@ -221,6 +221,16 @@ def test_junit4_tests_run_through_the_vintage_engine_timed_whole(adapter, vintag
     with pytest.raises(ForkFailed) as ignored:
         list(adapter.start_fork(ctx, tests["legacy.LegacyTest#ignored"], plan()))
     assert ignored.value.reason == "skipped" and "not today either" in str(ignored.value)
+
+
+def test_a_junit4_test_that_touches_the_network_is_skipped_too(adapter, vintage):
+    """The network guard is the launcher's, around whatever engine runs the test: a JUnit 4 test connecting to
+    another host is skipped with its request, before anything is timed."""
+    ctx, tests = vintage
+    with pytest.raises(ForkFailed) as info:
+        list(adapter.start_fork(ctx, tests["legacy.LegacyNetworkTest#connectsToAnotherHost"], plan()))
+    assert info.value.reason == "skipped" and "touches the network (connect 203.0.113.7:443," in str(info.value), \
+        (info.value, info.value.output)
 
 
 def test_a_project_without_a_pom_is_a_config_error(adapter, tmp_path):
