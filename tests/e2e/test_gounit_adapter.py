@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from benchwarden.adapters import screening
 from benchwarden.adapters.base import ForkPlan, SuiteContext
 from benchwarden.adapters.gounit import GoUnitAdapter
 from benchwarden.cli import main
@@ -54,8 +55,8 @@ def edge(tmp_path_factory):
 def test_list_finds_the_test_functions_of_both_test_packages_and_leaves_the_module_untouched(edge):
     _, ctx, tests, before = edge
     assert list(tests) == ["TestCheapBodyExpensiveCleanup", "TestSumsManyInts", "TestRepeatsText", "TestPrints",
-                           "TestFailsDeliberately", "TestSkipsItself", "TestFromTheExternalPackage",
-                           "cmd/tool.TestGreeting"]
+                           "TestFailsDeliberately", "TestSkipsItself", "TestDialsAnotherHost", "TestResolvesAName",
+                           "TestTalksToItselfOverLoopback", "TestFromTheExternalPackage", "cmd/tool.TestGreeting"]
     assert files_of(ctx.root) == before  # the driver is an overlay, not a file in the module
 
 
@@ -97,6 +98,56 @@ def test_a_commands_tests_are_listed_and_skipped_with_the_reason(edge):
     with pytest.raises(ForkFailed) as info:
         list(adapter.start_fork(ctx, tests["cmd/tool.TestGreeting"], plan()))
     assert info.value.reason == "skipped" and "package main" in str(info.value)
+
+
+@pytest.fixture()
+def strace():
+    path = screening.strace_path()
+    if path is None:
+        pytest.skip("network screening of Go tests needs 'strace' on PATH")
+    return path
+
+
+@pytest.mark.parametrize(("name", "asked"), [("TestDialsAnotherHost", "connect 203.0.113.1:9"),
+                                             ("TestResolvesAName", "resolve (a query to ")])
+def test_a_go_test_that_touches_the_network_is_skipped_with_what_it_asked_for(edge, strace, name, asked):
+    """One untimed execution under strace finds the request, although the test passes whatever the network says."""
+    adapter, ctx, tests, _ = edge
+    with pytest.raises(ForkFailed) as info:
+        adapter.start_fork(ctx, tests[name], plan())
+    assert info.value.reason == "skipped", info.value
+    assert "touches the network" in str(info.value) and asked in str(info.value), str(info.value)
+
+
+def test_a_loopback_test_is_measured_after_one_screening_per_benchmark(edge, strace):
+    adapter, ctx, tests, _ = edge
+    test = tests["TestTalksToItselfOverLoopback"]
+    assert len(list(adapter.start_fork(ctx, test, plan(max_iterations=2)))) == 2
+    assert list(adapter._screened.values()).count("") >= 1  # screened, nothing found
+    screened = len(adapter._screened)
+    assert len(list(adapter.start_fork(ctx, test, plan(max_iterations=1, fork_index=2)))) == 1
+    assert len(adapter._screened) == screened  # the second fork was not screened again
+
+
+def test_the_run_names_the_screening_in_its_toolchain_and_skips_network_tests(edge, strace, tmp_path):
+    """`benchwarden run` over the fixture's network tests: the two that ask for the network are skipped with the
+    request, the loopback one measured; the run's toolchain says the tests were screened."""
+    _, ctx, _, _ = edge
+    config = tmp_path / "benchwarden.toml"
+    config.write_text(f'[suites.edge]\nkind = "gounit"\npath = "{ctx.root}"\n', encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["run", "--config", str(config), "--filter", "TestDialsAnotherHost|TestResolvesAName|TestTalks",
+                   "--iteration-time", "50ms", "--warmup", "1", "--iterations", "2", "--forks", "1", "--stop", "static",
+                   "--json", "-q"], stdout=out, stderr=err)
+    assert status == 0, err.getvalue()
+    data = json.loads(out.getvalue())
+    rows = {b["benchmark"].rpartition(":")[2]: b for b in data["benchmarks"]}
+    assert rows["TestTalksToItselfOverLoopback"]["status"] == "ok", rows
+    for name in ("TestDialsAnotherHost", "TestResolvesAName"):
+        assert rows[name]["status"] == "skipped" and "touches the network" in rows[name]["message"], rows[name]
+    shown = io.StringIO()
+    assert main(["show", "--config", str(config), "--json"], stdout=shown, stderr=io.StringIO()) == 0
+    assert json.loads(shown.getvalue())["toolchain"]["network screening"] == "strace"
 
 
 def _cli(root: Path, *argv: str) -> tuple[int, str, str]:

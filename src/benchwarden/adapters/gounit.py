@@ -14,6 +14,9 @@ The Go counterpart of the ``junit`` adapter. The module's files are not modified
 
 A test that fails is a failed fork with Go's output; one that calls ``t.Skip`` is skipped. Tests of a command
 (``package main``) cannot be driven from an external test package and are not listed (the build says so).
+A test that touches the network is skipped with what it asked for: before a benchmark's first fork (per version)
+one untimed execution of it runs under ``strace`` (:mod:`benchwarden.adapters.screening`); without ``strace``
+tests run unscreened, and the run's toolchain says so.
 
 Suite options: ``packages`` (Go package patterns, default ``["./..."]``).
 """
@@ -22,11 +25,15 @@ from __future__ import annotations
 
 import json
 import subprocess
+import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Hashable
 
+from benchwarden.adapters import screening
 from benchwarden.adapters.asv import TAIL_LINES, WorkerFork
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
+from benchwarden.adapters.calibration import calibration_key
 from benchwarden.adapters.gotest import go_version, package_prefix, packages_option, safe_name
 from benchwarden.adapters.process import ManagedProcess, capture, require_tool, run_build
 from benchwarden.errors import ForkFailed, ListingFailed
@@ -60,6 +67,12 @@ class GoUnitAdapter:
 
     kind = "gounit"
 
+    def __init__(self) -> None:
+        # network screening per benchmark and version: the first request it made ("" for none), or None when
+        # it could not be screened
+        self._screened: dict[Hashable, str | None] = {}
+        self._strace_refused = ""  # strace's complaint once it could not trace here: stop trying
+
     def prepare(self, ctx: SuiteContext) -> PreparedSuite:
         """Require ``go``, run the suite's build if any, write each package's driver and build its test binary."""
         from benchwarden.helpers.build import rewriter_binary
@@ -88,7 +101,9 @@ class GoUnitAdapter:
                       ctx.name, env=ctx.env)
             packages.append(DrivenPackage(import_path, pkg_dir, str(binary), prefix, tuple(tests)))
         (out / _MANIFEST).write_text(json.dumps([asdict(p) for p in packages], indent=2), encoding="utf-8")
-        return PreparedSuite(toolchain={"go": version})
+        strace = screening.strace_path()
+        return PreparedSuite(toolchain={"go": version, "network screening": "strace" if strace else
+                                        "none: strace is not on PATH, tests that touch the network are measured"})
 
     def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
         """Every test function of every prepared package, in source order; named like the go adapter's benchmarks
@@ -107,6 +122,11 @@ class GoUnitAdapter:
         env = {**ctx.env, **plan.env, "BENCHWARDEN_TEST": spec["test"],
                "BENCHWARDEN_ITERATION_NS": str(max(1, round(plan.iteration_time_s * 1e9))),
                "BENCHWARDEN_ITERATIONS": str(plan.max_iterations)}
+        request = self._network_request(ctx, benchmark, plan, env)
+        if request:
+            raise ForkFailed(str(benchmark.id), "skipped", f"the test touches the network ({request}, seen while it "
+                                                           "was screened): a test that does measures the network, "
+                                                           "not the code")
         try:
             process = ManagedProcess(argv, cwd=Path(spec["package_dir"]), env=env, merge_stderr=False,
                                      tail_lines=TAIL_LINES)
@@ -114,6 +134,42 @@ class GoUnitAdapter:
             raise ForkFailed(str(benchmark.id), "crashed", f"cannot start the test binary: {exc}") from None
         return WorkerFork(process, str(benchmark.id), plan, plan.iteration_timeout_s,
                           skip_detail=lambda reason: reason, harness_lines=True)
+
+
+    def _network_request(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan,
+                         env: dict[str, str]) -> str | None:
+        """The first network request of one untimed execution of the test under strace ("" for none, None when it
+        could not be screened); once per benchmark and version (:func:`calibration_key`)."""
+        key = calibration_key(ctx, benchmark, plan)
+        if key not in self._screened:
+            self._screened[key] = self._screen(benchmark, plan, env)
+        return self._screened[key]
+
+    def _screen(self, benchmark: Benchmark, plan: ForkPlan, env: dict[str, str]) -> str | None:
+        strace = screening.strace_path()
+        if strace is None or self._strace_refused:
+            return None
+        spec = benchmark.spec
+        with tempfile.TemporaryDirectory(prefix="benchwarden-screen-") as tmp:
+            log = Path(tmp) / "trace"
+            argv = [*screening.strace_argv(strace, log), spec["binary"], "-test.run", f"^{DRIVER_TEST}$",
+                    "-test.count", "1"]
+            once = {**env, "BENCHWARDEN_ITERATIONS": "0", "BENCHWARDEN_REPETITIONS": "1"}  # the first run only
+            stderr = ""
+            try:
+                stderr = capture(argv, cwd=Path(spec["package_dir"]), env=once, timeout_s=plan.timeout_s).stderr
+            except subprocess.TimeoutExpired:
+                pass  # what it asked for before hanging still counts; the fork reports the hang itself
+            except OSError as exc:
+                self._strace_refused = str(exc)
+                return None
+            trace = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+        refused = screening.strace_failed(stderr)
+        if refused and not trace:
+            self._strace_refused = refused
+            return None
+        requests = screening.network_requests(trace)
+        return requests[0] if requests else ""
 
 
 def _test_packages(go: str, ctx: SuiteContext) -> list[tuple[str, str]]:
