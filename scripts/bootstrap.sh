@@ -46,3 +46,10 @@ if ! command -v pg_ctl >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/pg_ctl 
       && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null 2>&1; } \
     || echo "bootstrap: warning: could not install postgresql; the PostgreSQL store tests will be skipped (fail in CI)" >&2
 fi
+# strace for the network screening of Go tests (gounit; optional for users, required by the tests in CI).
+if ! command -v strace >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "bootstrap: installing strace (network screening of Go tests)" >&2
+  { DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+      && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends strace >/dev/null 2>&1; } \
+    || echo "bootstrap: warning: could not install strace; the Go network-screening tests will be skipped (fail in CI)" >&2
+fi
