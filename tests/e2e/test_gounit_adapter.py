@@ -129,6 +129,15 @@ def test_a_loopback_test_is_measured_after_one_screening_per_benchmark(edge, str
     assert len(adapter._screened) == screened  # the second fork was not screened again
 
 
+def test_without_strace_tests_run_unscreened_and_the_toolchain_says_so(edge, monkeypatch):
+    adapter, ctx, tests, _ = edge
+    monkeypatch.setattr(screening, "strace_path", lambda: None)
+    fresh = GoUnitAdapter()
+    assert fresh.prepare(ctx).toolchain["network screening"].startswith("none: strace is not on PATH")
+    results = list(fresh.start_fork(ctx, tests["TestDialsAnotherHost"], plan(max_iterations=1, iteration_time_s=0.02)))
+    assert len(results) == 1  # measured: nothing screened it
+
+
 def test_the_run_names_the_screening_in_its_toolchain_and_skips_network_tests(edge, strace, tmp_path):
     """`benchwarden run` over the fixture's network tests: the two that ask for the network are skipped with the
     request, the loopback one measured; the run's toolchain says the tests were screened."""

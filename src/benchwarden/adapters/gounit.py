@@ -101,9 +101,18 @@ class GoUnitAdapter:
                       ctx.name, env=ctx.env)
             packages.append(DrivenPackage(import_path, pkg_dir, str(binary), prefix, tuple(tests)))
         (out / _MANIFEST).write_text(json.dumps([asdict(p) for p in packages], indent=2), encoding="utf-8")
+        return PreparedSuite(toolchain={"go": version, "network screening": self._screening_state()})
+
+    def _screening_state(self) -> str:
+        """What the run's toolchain says about network screening; a strace that cannot trace is not tried again."""
         strace = screening.strace_path()
-        return PreparedSuite(toolchain={"go": version, "network screening": "strace" if strace else
-                                        "none: strace is not on PATH, tests that touch the network are measured"})
+        if strace is None:
+            return "none: strace is not on PATH, tests that touch the network are measured"
+        refused = screening.probe(strace)
+        if refused:
+            self._strace_refused = refused
+            return f"none: strace cannot trace here ({refused}), tests that touch the network are measured"
+        return "strace"
 
     def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
         """Every test function of every prepared package, in source order; named like the go adapter's benchmarks
@@ -134,7 +143,6 @@ class GoUnitAdapter:
             raise ForkFailed(str(benchmark.id), "crashed", f"cannot start the test binary: {exc}") from None
         return WorkerFork(process, str(benchmark.id), plan, plan.iteration_timeout_s,
                           skip_detail=lambda reason: reason, harness_lines=True)
-
 
     def _network_request(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan,
                          env: dict[str, str]) -> str | None:

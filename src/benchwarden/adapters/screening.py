@@ -20,6 +20,8 @@ from __future__ import annotations
 import ipaddress
 import re
 import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 
 #: the system calls that name a peer address
@@ -43,6 +45,20 @@ def strace_argv(strace: str, log: Path) -> list[str]:
     """The prefix that runs a command under ``strace``, writing the peer-naming calls of it and its threads and
     children to ``log``."""
     return [strace, "-f", "-qq", "--seccomp-bpf", "-e", "signal=none", "-e", f"trace={TRACED}", "-o", str(log), "--"]
+
+
+def probe(strace: str) -> str | None:
+    """Whether ``strace`` can trace here: None, or why not (its own complaint, e.g. ``ptrace`` refused in a
+    container). Runs ``true`` under it, the way the screening runs a test."""
+    with tempfile.TemporaryDirectory(prefix="benchwarden-probe-") as tmp:
+        try:
+            done = subprocess.run([*strace_argv(strace, Path(tmp) / "trace"), "true"], capture_output=True, text=True,
+                                  timeout=30)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"{strace} could not be run: {exc}"
+    if done.returncode != 0:
+        return strace_failed(done.stderr) or f"{strace} exited with status {done.returncode}"
+    return strace_failed(done.stderr)
 
 
 def strace_failed(stderr: str) -> str | None:

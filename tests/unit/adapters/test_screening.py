@@ -60,3 +60,17 @@ def test_the_strace_prefix_traces_threads_and_children_and_only_peer_naming_call
     assert argv[0] == "/usr/bin/strace" and argv[-1] == "--" and "-f" in argv
     assert argv[argv.index("-o") + 1] == str(tmp_path / "log")
     assert "trace=connect,sendto,sendmsg" in argv and "--seccomp-bpf" in argv
+
+
+def test_probe_tells_a_working_strace_from_one_that_cannot_trace(tmp_path):
+    """A strace refused ptrace (as in a container without it) says so on stderr and fails: the probe returns its
+    complaint, and the run's toolchain then says the tests were not screened."""
+    refused = tmp_path / "strace"
+    refused.write_text("#!/bin/sh\necho 'strace: ptrace(PTRACE_TRACEME, ...): Operation not permitted' >&2\nexit 1\n")
+    refused.chmod(0o755)
+    assert screening.probe(str(refused)) == "strace: ptrace(PTRACE_TRACEME, ...): Operation not permitted"
+    assert "could not be run" in screening.probe(str(tmp_path / "missing"))
+    real = screening.strace_path()
+    if real is None:
+        pytest.skip("no strace on PATH")
+    assert screening.probe(real) is None
