@@ -4,6 +4,7 @@ launcher's own JVM arguments."""
 from __future__ import annotations
 
 import json
+import socket
 
 import pytest
 
@@ -84,7 +85,8 @@ def test_a_test_fork_gets_the_suites_jvm_arguments_once(monkeypatch, tmp_path):
                     jvm_args=(*suite_args, "-Dextra=1"))
     junit.JunitAdapter().start_fork(ctx, bench, plan)
     (argv,) = started
-    assert argv[: argv.index("-cp")] == ["java", "-Xmx256m", "-javaagent:agent.jar=mode=slowdown", "-Dextra=1"]
+    assert argv[: argv.index("-cp")] == ["java", f"-Dbenchwarden.hostname={socket.gethostname()}", "-Xmx256m",
+                                         "-javaagent:agent.jar=mode=slowdown", "-Dextra=1"]
 
 
 @pytest.mark.parametrize("version, arguments", [
