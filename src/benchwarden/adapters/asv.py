@@ -59,8 +59,8 @@ from typing import Callable, Iterator, Mapping, Sequence
 
 from benchwarden import jsontext
 from benchwarden.adapters import layout
-from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
-from benchwarden.adapters.calibration import CalibrationCache, calibration_key
+from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext, benchmark_version_key
+from benchwarden.adapters.calibration import CalibrationCache
 from benchwarden.adapters.params import select_values
 from benchwarden.adapters.process import LineTimeout, ManagedProcess, capture, require_tool, run_build
 from benchwarden.adapters.twopoint import Report, TwoPointFork
@@ -334,7 +334,7 @@ class AsvAdapter:
         spec = benchmark.spec
         if plan.metric == "instructions":
             harness = PythonHarness(suite, spec, ctx, plan, str(benchmark.id))
-            key = calibration_key(ctx, benchmark, plan)
+            key = benchmark_version_key(ctx, benchmark, plan)
             return TwoPointFork(harness, plan, ctx.name, short_ops=PythonHarness.SHORT_OPS,
                                 long_ops=self._calibrations.get(key),
                                 calibrated=functools.partial(self._calibrations.put, key))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Mapping, Protocol, runtime_checkable
+from typing import Hashable, Iterator, Mapping, Protocol, runtime_checkable
 
 from benchwarden.model import Benchmark, IterationResult
 
@@ -83,6 +83,17 @@ class ForkPlan:
     env: Mapping[str, str] = field(default_factory=dict)
     metric: str = "time"
     process_args: tuple[str, ...] = ()
+
+
+def benchmark_version_key(ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> Hashable:
+    """What the forks of one benchmark in one version share, for what an adapter learns once and reuses in the
+    later forks (the calibrated operations per iteration, :mod:`benchwarden.adapters.calibration`; a Go test's
+    network screening, :mod:`benchwarden.adapters.screening`): the suite's directory and environment, the
+    benchmark and its spec (its binary, for one), the metric, the iteration time, the plan's environment and extra
+    process arguments — not the fork number or the iteration bound."""
+    return (str(ctx.root), tuple(sorted(ctx.env.items())), benchmark.id.key,
+            tuple(sorted((k, str(v)) for k, v in benchmark.spec.items())), plan.metric, plan.iteration_time_s,
+            tuple(sorted(plan.env.items())), tuple(plan.process_args))
 
 
 def fork_jvm_arguments(suite_args: tuple[str, ...], plan_args: tuple[str, ...]) -> list[str]:

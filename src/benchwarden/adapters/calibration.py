@@ -17,9 +17,10 @@ planned length too.
 
 The cache lives in the adapter instance, which the runner makes once per suite and version
 (:func:`~benchwarden.runner.engine.plan_run`); a remote worker that makes an adapter per fork simply
-calibrates every fork, as before.  The key is everything that could change the answer: the suite's
-directory and environment, the benchmark, the metric, the iteration time, the plan's environment and its
-extra process arguments.  Per-fork settings the adapters add themselves (the layout padding,
+calibrates every fork, as before.  The key is everything that could change the answer
+(:func:`~benchwarden.adapters.base.benchmark_version_key`): the suite's directory and environment, the
+benchmark and its spec, the metric, the iteration time, the plan's environment and its extra process
+arguments.  Per-fork settings the adapters add themselves (the layout padding,
 ``PYTHONHASHSEED``) are not in it: they move the speed by a few percent at most, which the tolerance above
 absorbs.
 """
@@ -29,18 +30,9 @@ from __future__ import annotations
 import threading
 from typing import Hashable
 
-from benchwarden.adapters.base import ForkPlan, SuiteContext
-from benchwarden.model import Benchmark
-
-
-def calibration_key(ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> Hashable:
-    """What one calibration's answer depends on (module docstring); equal keys may share an N."""
-    return (str(ctx.root), tuple(sorted(ctx.env.items())), benchmark.id.key, plan.metric, plan.iteration_time_s,
-            tuple(sorted(plan.env.items())), tuple(plan.process_args))
-
 
 class CalibrationCache:
-    """Operations per iteration by :func:`calibration_key`; safe to share between threads (forks of a
+    """Operations per iteration by :func:`~benchwarden.adapters.base.benchmark_version_key`; safe to share between threads (forks of a
     simultaneous pair run in two)."""
 
     def __init__(self) -> None:

@@ -55,8 +55,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
-from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
-from benchwarden.adapters.calibration import CalibrationCache, calibration_key
+from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext, benchmark_version_key
+from benchwarden.adapters.calibration import CalibrationCache
 from benchwarden.adapters.gotest_output import (
     GO_MODE,
     GO_UNIT,
@@ -194,7 +194,7 @@ class GoAdapter:
         instructions: :mod:`benchwarden.adapters.gotest_twopoint`)."""
         spec = benchmark.spec
         env = {**ctx.env, **plan.env}
-        key = calibration_key(ctx, benchmark, plan)
+        key = benchmark_version_key(ctx, benchmark, plan)
         known, found = self._calibrations.get(key), functools.partial(self._calibrations.put, key)
         if plan.metric != "time":
             harness = GoHarness(spec["binary"], spec["package_dir"], spec["full_name"], bench_pattern(spec["full_name"]),

@@ -32,8 +32,7 @@ from typing import Hashable
 
 from benchwarden.adapters import screening
 from benchwarden.adapters.asv import TAIL_LINES, WorkerFork
-from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
-from benchwarden.adapters.calibration import calibration_key
+from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext, benchmark_version_key
 from benchwarden.adapters.gotest import go_version, package_prefix, packages_option, safe_name
 from benchwarden.adapters.process import ManagedProcess, capture, require_tool, run_build
 from benchwarden.errors import ForkFailed, ListingFailed
@@ -147,8 +146,8 @@ class GoUnitAdapter:
     def _network_request(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan,
                          env: dict[str, str]) -> str | None:
         """The first network request of one untimed execution of the test under strace ("" for none, None when it
-        could not be screened); once per benchmark and version (:func:`calibration_key`)."""
-        key = calibration_key(ctx, benchmark, plan)
+        could not be screened); once per benchmark and version (:func:`~benchwarden.adapters.base.benchmark_version_key`)."""
+        key = benchmark_version_key(ctx, benchmark, plan)
         if key not in self._screened:
             self._screened[key] = self._screen(benchmark, plan, env)
         return self._screened[key]

@@ -12,8 +12,8 @@ from test_asv_worker import BASIC, run_one
 
 from benchwarden.adapters import asv_worker
 from benchwarden.adapters.asv import ProtocolError, as_metric, parse_worker_line
-from benchwarden.adapters.base import ForkPlan, SuiteContext
-from benchwarden.adapters.calibration import CalibrationCache, calibration_key
+from benchwarden.adapters.base import ForkPlan, SuiteContext, benchmark_version_key
+from benchwarden.adapters.calibration import CalibrationCache
 from benchwarden.adapters.gotest_twopoint import SHORT_OPS, GoHarness
 from benchwarden.adapters.twopoint import Report, TwoPointFork
 from benchwarden.errors import ForkFailed
@@ -180,15 +180,16 @@ def test_calibrations_are_kept_per_benchmark_version_metric_and_iteration_time(t
     bench = Benchmark(BenchmarkId("s", "BenchmarkX", ()), "go", "ns/op")
     plan = _plan()
     cache = CalibrationCache()
-    cache.put(calibration_key(ctx, bench, plan), 500)
-    cache.put(calibration_key(ctx, bench, plan), 900)  # the first answer stays
-    assert cache.get(calibration_key(ctx, bench, replace(plan, fork_index=7, max_iterations=9))) == 500
-    others = [calibration_key(replace(ctx, env={"SLOW": "1"}), bench, plan),
-              calibration_key(ctx, Benchmark(BenchmarkId("s", "BenchmarkY", ()), "go", "ns/op"), plan),
-              calibration_key(ctx, bench, replace(plan, metric="instructions")),
-              calibration_key(ctx, bench, replace(plan, iteration_time_s=0.3)),
-              calibration_key(ctx, bench, replace(plan, env={"WORDSTAT_SLOW": "small"})),
-              calibration_key(ctx, bench, replace(plan, process_args=("-test.cpuprofile", "p")))]
+    cache.put(benchmark_version_key(ctx, bench, plan), 500)
+    cache.put(benchmark_version_key(ctx, bench, plan), 900)  # the first answer stays
+    assert cache.get(benchmark_version_key(ctx, bench, replace(plan, fork_index=7, max_iterations=9))) == 500
+    others = [benchmark_version_key(replace(ctx, env={"SLOW": "1"}), bench, plan),
+              benchmark_version_key(ctx, Benchmark(BenchmarkId("s", "BenchmarkY", ()), "go", "ns/op"), plan),
+              benchmark_version_key(ctx, bench, replace(plan, metric="instructions")),
+              benchmark_version_key(ctx, bench, replace(plan, iteration_time_s=0.3)),
+              benchmark_version_key(ctx, bench, replace(plan, env={"WORDSTAT_SLOW": "small"})),
+              benchmark_version_key(ctx, bench, replace(plan, process_args=("-test.cpuprofile", "p"))),
+              benchmark_version_key(ctx, replace(bench, spec={"binary": "/other/x.test"}), plan)]
     assert len(set(others)) == len(others) and all(cache.get(k) is None for k in others)
     with pytest.raises(ValueError, match="at least 1"):
         cache.put(("k",), 0)
