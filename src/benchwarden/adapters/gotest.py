@@ -57,7 +57,6 @@ from typing import Callable, Iterator, Mapping
 
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext, benchmark_version_key
 from benchwarden.adapters.calibration import CalibrationCache
-from benchwarden.adapters.gotest_cpu import GoCpuFork
 from benchwarden.adapters.gotest_output import (
     GO_MODE,
     GO_UNIT,
@@ -73,7 +72,6 @@ from benchwarden.adapters.gotest_twopoint import SHORT_OPS, GoHarness
 from benchwarden.adapters.params import select_values
 from benchwarden.adapters.process import LineTimeout, ManagedProcess, capture, require_tool, run_build
 from benchwarden.adapters.twopoint import TwoPointFork
-from benchwarden.adapters.usage import thread_group_clock_available
 from benchwarden.errors import BuildFailed, ConfigError, ForkFailed, ListingFailed
 from benchwarden.metrics import valgrind
 from benchwarden.model import Benchmark, BenchmarkId, IterationResult
@@ -192,8 +190,7 @@ class GoAdapter:
     # ------------------------------------------------------------------ forks
 
     def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> "GoFork | TwoPointFork":
-        """Start the package's test binary for exactly ``benchmark``; see :class:`GoFork` (CPU time:
-        :mod:`benchwarden.adapters.gotest_cpu`, two-point where the process's CPU clock cannot be read;
+        """Start the package's test binary for exactly ``benchmark``; see :class:`GoFork` (CPU time and
         instructions: :mod:`benchwarden.adapters.gotest_twopoint`)."""
         spec = benchmark.spec
         env = {**ctx.env, **plan.env}
@@ -202,8 +199,6 @@ class GoAdapter:
         if plan.metric != "time":
             harness = GoHarness(spec["binary"], spec["package_dir"], spec["full_name"], bench_pattern(spec["full_name"]),
                                 env, str(benchmark.id), plan.timeout_s)
-            if plan.metric == "cpu" and thread_group_clock_available():
-                return GoCpuFork(harness, plan, ctx.name, long_ops=known, calibrated=found)
             return TwoPointFork(harness, plan, ctx.name, short_ops=SHORT_OPS, long_ops=known, calibrated=found)
         return GoFork(spec["binary"], Path(spec["package_dir"]), env, spec["full_name"], str(benchmark.id), plan,
                       operations=known, calibrated=found)

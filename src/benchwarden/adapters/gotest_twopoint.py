@@ -50,8 +50,7 @@ class GoHarness:
         self._env = dict(env)
         self._timeout_s = timeout_s
 
-    def argv(self, ops: int | None, calibration_s: float | None = None, count: int = 1) -> list[str]:
-        """``count``: repetitions of the execution in one process (:mod:`~benchwarden.adapters.gotest_cpu`)."""
+    def argv(self, ops: int | None, calibration_s: float | None = None) -> list[str]:
         if ops is None:
             ns = max(1, int(round((calibration_s or 0.1) * 1e9)))
             benchtime = f"{ns // 1_000_000}ms" if ns % 1_000_000 == 0 else f"{ns}ns"
@@ -59,7 +58,7 @@ class GoHarness:
             if ops < SHORT_OPS:
                 raise ValueError(f"a counted Go execution runs at least {SHORT_OPS} operations, not {ops}")
             benchtime = f"{ops - 1}x"  # Go runs b.N = 1 first, then b.N = ops - 1
-        return [self.binary, "-test.run", "^$", "-test.bench", self.pattern, "-test.count", str(count),
+        return [self.binary, "-test.run", "^$", "-test.bench", self.pattern, "-test.count", "1",
                 "-test.benchtime", benchtime, "-test.benchmem",
                 "-test.timeout", f"{max(1, math.ceil(self._timeout_s * 2))}s"]
 

@@ -112,15 +112,6 @@ def drain_lines(stream: BinaryIO, on_lines: Callable[[list[str]], None],
         on_lines(last)
 
 
-class _Block:
-    """One read's worth of lines: what they share is the moment they arrived (``stamp``)."""
-
-    __slots__ = ("stamp",)
-
-    def __init__(self, stamp: object):
-        self.stamp = stamp
-
-
 class ManagedProcess:
     """A child process in its own process group whose stdout lines can be awaited with a deadline.
 
@@ -129,12 +120,6 @@ class ManagedProcess:
     ``forward_lines=False`` nothing is handed to :meth:`readline` (which then only
     reports the end of output) and the output is kept only as the tail: for
     children whose output is not a protocol, such as command benchmarks.
-
-    ``stamp``, when given, is called with the child's pid in the reader thread as each block of output
-    arrives, before the block is handed on; :attr:`last_stamp` is the stamp of the block of the line
-    :meth:`readline` returned last, and :meth:`block_done` says whether that block's lines are all read.
-    Lines written between two reads arrive in one block and share its stamp.  (The Go adapter reads the
-    child's CPU clock this way at each result line: :mod:`benchwarden.adapters.gotest_cpu`.)
     """
 
     def __init__(
@@ -145,14 +130,11 @@ class ManagedProcess:
         merge_stderr: bool = True,
         tail_lines: int = 60,
         forward_lines: bool = True,
-        stamp: Callable[[int], object] | None = None,
     ):
         self.argv = list(argv)
         # blocks of lines (one list per read) or _EOF; readline hands them out one by one from _pending
         self._lines: queue.Queue[object] = queue.Queue()
-        self._pending: collections.deque[tuple[str, _Block]] = collections.deque()
-        self._stamp = stamp
-        self._block: _Block | None = None
+        self._pending: collections.deque[str] = collections.deque()
         self._at_eof = False
         self._tail: collections.deque[str] = collections.deque(maxlen=tail_lines)
         self._tail_lock = threading.Lock()
@@ -193,8 +175,7 @@ class ManagedProcess:
         if not lines:
             return
         if forward:
-            block = _Block(self._stamp(self.proc.pid) if self._stamp is not None else None)
-            self._lines.put([(line, block) for line in lines])
+            self._lines.put(lines)
         with self._tail_lock:
             self._tail.extend(clip_line(line) for line in lines[-keep:])
 
@@ -210,20 +191,9 @@ class ManagedProcess:
                 raise LineTimeout() from None
             if item is _EOF:
                 self._at_eof = True
-            else:  # the reader thread puts a block's lines, each with the block, or _EOF
-                self._pending.extend(cast("list[tuple[str, _Block]]", item))
-        line, self._block = self._pending.popleft()
-        return line
-
-    @property
-    def last_stamp(self) -> object:
-        """The ``stamp`` of the block of the line :meth:`readline` returned last (None without ``stamp``)."""
-        return self._block.stamp if self._block is not None else None
-
-    def block_done(self) -> bool:
-        """Whether every line of the block of the line returned last has been read (a whole block is queued at
-        once, so its remaining lines, if any, are next in line)."""
-        return not self._pending or self._pending[0][1] is not self._block
+            else:
+                self._pending.extend(cast("list[str]", item))  # the reader thread puts lists of lines or _EOF
+        return self._pending.popleft()
 
     def wait(self, timeout: float | None = None) -> int | None:
         try:

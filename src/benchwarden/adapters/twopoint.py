@@ -108,21 +108,6 @@ class CountedRunner:
         process = self._current or self._last
         return process.tail() if process else ""
 
-    def start(self, argv: list[str], env: Mapping[str, str],
-              stamp: Callable[[int], object] | None = None) -> ManagedProcess | None:
-        """Start an execution whose output the caller reads (:meth:`stop` terminates it, :meth:`tail` shows it;
-        the caller terminates it when done); None when stopped."""
-        with self._lock:
-            if self.stopped:
-                return None
-            try:
-                process = ManagedProcess(argv, cwd=self.harness.cwd, env=env, merge_stderr=False, tail_lines=200,
-                                         stamp=stamp)
-            except OSError as exc:
-                raise ForkFailed(self.harness.label, "crashed", f"cannot start `{shlex.join(argv)}`: {exc}") from None
-            self._current = self._last = process
-        return process
-
     def run(self, argv: list[str], env: Mapping[str, str], deadline: float, counted: bool) -> Execution | None:
         """One execution; None when stopped.  ``counted``: measure its cost in the runner's metric (else native,
         for calibration).  Raises ForkFailed on a timeout or a failed execution."""
@@ -132,9 +117,14 @@ class CountedRunner:
             out_dir = Path(tempfile.mkdtemp(dir=self._tmp.name))
             argv = valgrind.cachegrind_argv(self._valgrind, out_dir / "cachegrind.out.%p") + argv
         started = time.monotonic()
-        process = self.start(argv, env)
-        if process is None:
-            return None
+        with self._lock:
+            if self.stopped:
+                return None
+            try:
+                process = ManagedProcess(argv, cwd=self.harness.cwd, env=env, merge_stderr=False, tail_lines=200)
+            except OSError as exc:
+                raise ForkFailed(self.harness.label, "crashed", f"cannot start `{shlex.join(argv)}`: {exc}") from None
+            self._current = self._last = process
         try:
             lines = self._drain(process, deadline)
             if lines is None:
