@@ -174,6 +174,8 @@ def main() -> int:
                 cases = [("A/A", None, args.aa)] + [(c, c, args.repeat) for c in changes]
                 per = results["examples"][name] = {}
                 for label, change, n in cases:
+                    if n == 0:  # --aa 0 or --repeat 0: nothing to run or summarise
+                        continue
                     rows = [compare(root, name, seed, args.pairing, change, args.dynamic, args.iterations,
                                     args.iteration_time) for seed in range(1, n + 1)]
                     loads.append(os.getloadavg()[0])
