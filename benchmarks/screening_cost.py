@@ -67,7 +67,8 @@ def main() -> int:
     tests = [b for b in adapter.list_benchmarks(ctx) if not b.spec.get("refused")][: args.tests]
     settings = suite.settings
     fork_s = settings.iteration_time_s * (settings.warmup_min + settings.iterations)
-    rows = []
+    rows: list[dict[str, float]] = []
+    names: list[str] = []
     with tempfile.TemporaryDirectory(prefix="bw-screen-cost-") as tmp:
         log = Path(tmp) / "trace"
         for bench in tests:
@@ -82,7 +83,8 @@ def main() -> int:
                                                   spec["package_dir"], env))
             med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
                    for k, v in times.items()}
-            rows.append({"test": str(bench.id), "plain_wall_s": med["plain"][0], "plain_cpu_s": med["plain"][1],
+            names.append(str(bench.id))
+            rows.append({"plain_wall_s": med["plain"][0], "plain_cpu_s": med["plain"][1],
                          "screened_wall_s": med["screened"][0], "screened_cpu_s": med["screened"][1]})
             print(f"{bench.id}: {med['plain'][0] * 1e3:.1f} -> {med['screened'][0] * 1e3:.1f} ms wall, "
                   f"{med['plain'][1] * 1e3:.1f} -> {med['screened'][1] * 1e3:.1f} ms CPU", file=sys.stderr)
@@ -100,7 +102,7 @@ def main() -> int:
     }
     print(json.dumps(summary, indent=2))
     if args.json:
-        args.json.write_text(json.dumps({"summary": summary, "tests": rows}, indent=1), encoding="utf-8")
+        args.json.write_text(json.dumps({"summary": summary, "tests": dict(zip(names, rows))}, indent=1), encoding="utf-8")
     return 0
 
 
