@@ -199,8 +199,14 @@ def check_common(suite: dict, tmp: Path, uncovered: str, covered: list[str], noi
     # uncovered methods are listed first, the unbenchmarked one reached by no benchmark at all
     assert suite["abs"]["methods"][0]["covered"] is False
     assert next(m for m in suite["abs"]["methods"] if m["method"] == uncovered)["reached_by"] == []
-    unstable = suite["variability"]["unstable"]
-    assert any(k.endswith(noisy_suffix) for k in unstable), suite["variability"]["benchmarks"]
+    # the deliberately noisy benchmark is never called stable: it is flagged unstable, or not assessed because a
+    # fork of it failed -- in Go's two-point CPU time every execution draws its own work factor (1-40x), so a long
+    # execution sized at a large factor can cost less than the short one at another ("the start-up varies more
+    # than the operations cost": seen once in a clean-clone CI run, listed in "skipped" with a note)
+    variability = suite["variability"]
+    stable = [b["key"] for b in variability["benchmarks"] if not b["unstable"]]
+    assert not any(k.endswith(noisy_suffix) for k in stable), variability["benchmarks"]
+    assert any(k.endswith(noisy_suffix) for k in [*variability["unstable"], *variability.get("skipped", [])]), variability
     # the cost account: only reaching benchmarks ran slowed, against the study's 2·(|K′|+1) full runs. Its
     # figures are machine time, so the test checks the account, not the saving: how much ABS saves is measured
     # by benchmarks/assess_cost.py (docs/performance.md); under load a slowed JVM's start-up alone can tip it.
