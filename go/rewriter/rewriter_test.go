@@ -165,6 +165,70 @@ func TestPanickingCallIsSlowedAndModuleStillPasses(t *testing.T) {
 	goTest(t, dir, nil, "./...") // the rewritten module builds, vets and passes its own tests
 }
 
+// napSource is added to a probe copy for the clock test: Nap sleeps 2 ms (no CPU) and then works ~2 µs, so its
+// wall time is the sleep and its CPU time the work.
+const napSource = `package probe
+
+import "time"
+
+func Nap(n int) uint64 { time.Sleep(2 * time.Millisecond); return WorkTwin(n) }
+
+func NapTwin(n int) uint64 { time.Sleep(2 * time.Millisecond); return WorkTwin(n) }
+`
+
+const napTest = `package probe
+
+import (
+	"os"
+	"testing"
+	"time"
+)
+
+func TestNapSlowdown(t *testing.T) {
+	slowed, twin := time.Duration(1<<62), time.Duration(1<<62)
+	for i := 0; i < 15; i++ { // the fastest of 15 alternated calls each: a call delayed by a neighbour does not decide
+		start := time.Now()
+		Nap(2000)
+		slowed = min(slowed, time.Since(start))
+		start = time.Now()
+		NapTwin(2000)
+		twin = min(twin, time.Since(start))
+	}
+	ratio := float64(slowed) / float64(twin)
+	t.Logf("clock %q: slowed %v, twin %v, ratio %.2f", os.Getenv("BENCHWARDEN_SLOW_CLOCK"), slowed, twin, ratio)
+	if os.Getenv("BENCHWARDEN_SLOW_CLOCK") == "cpu" && ratio > 1.5 {
+		t.Fatalf("on the CPU clock the 2-ms sleep costs no CPU, so it must not be repaid: ratio %.2f", ratio)
+	}
+	if os.Getenv("BENCHWARDEN_SLOW_CLOCK") != "cpu" && ratio < 1.5 {
+		t.Fatalf("on the wall clock the factor-1 slowdown must double the sleeping call: ratio %.2f", ratio)
+	}
+}
+`
+
+// TestClockEnvChoosesWhatIsTimedAndRepaid: BENCHWARDEN_SLOW_CLOCK=cpu times an activation by the process's CPU time
+// and waits that much CPU (a call that sleeps is hardly slowed); unset, wall time (the sleep is repaid); a bad value
+// stops the test binary at start-up with the variable named.
+func TestClockEnvChoosesWhatIsTimedAndRepaid(t *testing.T) {
+	dir := copyProbe(t)
+	for name, text := range map[string]string{"nap.go": napSource, "nap_test.go": napTest} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rewrite(t, "-dir", dir, "-func", "example.com/probe.Nap", "-factor", "1")
+	for _, clock := range []string{"cpu", "wall", ""} {
+		out := goTest(t, dir, []string{"BENCHWARDEN_SLOW_CLOCK=" + clock}, "-v", "-run", "TestNapSlowdown", ".")
+		t.Log(strings.TrimSpace(out))
+	}
+	cmd := exec.Command("go", "test", "-count=1", "-run", "TestNapSlowdown", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "BENCHWARDEN_SLOW_CLOCK=cycles")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "BENCHWARDEN_SLOW_CLOCK") || !strings.Contains(string(out), "cycles") {
+		t.Fatalf("a bad clock must stop the binary with the variable named; err %v:\n%s", err, out)
+	}
+}
+
 func TestTraceCountsExactly(t *testing.T) {
 	dir := copyProbe(t)
 	index := filepath.Join(t.TempDir(), "index.jsonl")

@@ -283,7 +283,7 @@ def test_assess_go_example_with_the_compare_rule(tmp_path):
     slowdown it would detect; BenchmarkNoisy (CV ~80 %) cannot tell within the budget and says so before any slowed
     fork."""
     suite, tmp = assess(tmp_path, "go", GO_COMPARE_TOML, "--slowdown", "50%")
-    assert suite["rule"] == "compare" and suite["slowdown"] == {"v": 0.5, "source": "--slowdown"}
+    assert suite["rule"] == "compare" and suite["slowdown"] == {"v": 0.5, "source": "--slowdown", "clock": "wall"}
     detail = json.dumps({"detections": suite["detections"], "warnings": suite["warnings"]}, indent=1)
 
     def cells(suite: dict) -> dict[str, dict]:

@@ -118,6 +118,22 @@ def test_agent_control_mode_loads_and_instruments_nothing(agent, probe_classes, 
     assert result["slowed_ns"] / result["twin_ns"] < 1.25, result  # v = 1.0 would make it ~2
 
 
+@pytest.mark.parametrize("clock", ["cpu", "wall"])
+def test_agent_clock_decides_whether_a_sleeping_call_is_repaid(agent, probe_classes, tmp_path, clock):
+    """``clock=cpu`` times an activation by the thread's CPU time and waits that much CPU, so a call that sleeps
+    2 ms (no CPU) is hardly slowed at factor 1; on the wall clock the sleep is repaid and the call doubles. A
+    difference of 2x, not timing precision: the fastest of 15 alternated calls each."""
+    report = tmp_path / "report.jsonl"
+    done = java(agent, probe_classes, f"mode=slowdown;method=probe.Probe#nap();factor=1.0;clock={clock};report={report}",
+                "nap")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    ratio = result["slowed_ns"] / result["twin_ns"]
+    assert (ratio < 1.5) if clock == "cpu" else (ratio > 1.5), result
+    [installed] = [json.loads(line) for line in report.read_text().splitlines() if '"installed"' in line]
+    assert installed["clock"] == clock and installed["clock_ns"] > 0
+
+
 def test_agent_refuses_bad_arguments(agent, probe_classes):
     done = java(agent, probe_classes, "mode=slowdown;method=probe.Probe#work(int);factor=fast", "trace")
     assert done.returncode != 0 and "factor: expected a number" in done.stderr
@@ -129,7 +145,7 @@ def test_agent_junit_tests_pass(tmp_path):
                           cwd=REPO / "java" / "agent", capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     reports = "".join(p.read_text() for p in (tmp_path / "surefire-reports").glob("*.txt"))
-    assert "Tests run: 6, Failures: 0" in reports and "Tests run: 4, Failures: 0" in reports
+    assert "Tests run: 7, Failures: 0" in reports and "Tests run: 4, Failures: 0" in reports
 
 
 def test_go_rewriter_tests_pass():

@@ -467,6 +467,9 @@ def _traced(call):
 #       every outermost call of the target (per thread) busy-waits factor x its own elapsed time, so
 #       the function takes (1+factor) times as long; nested and recursive calls of it add nothing.
 #       "module:function" or "module:Class.method" (static and class methods included).
+#       Optional "clock": "wall" (default, perf_counter_ns) or "cpu" (thread_time_ns: the call's own CPU
+#       time, and the wait burns that much CPU; for suites measured in CPU time, where a wall-clock wait
+#       overshoots whenever the call was preempted, docs/assess.md).
 #   {"v":1,"mode":"trace","modules":["wordstat"],"out":"/path/dir"}
 #       counts the calls of every public function and public method of public classes defined in the
 #       listed modules (and their submodules); written as JSON lines {"v":1,"method":"m:f","calls":n}
@@ -522,7 +525,8 @@ def install_injection_from_env(environ=None):
         return None
     mode = spec.get("mode")
     if mode == "slowdown":
-        hook = SlowdownHook(str(spec.get("target", "")), spec.get("factor"), spec.get("report"))
+        hook = SlowdownHook(str(spec.get("target", "")), spec.get("factor"), spec.get("report"),
+                            spec.get("clock", "wall"))
     elif mode == "trace":
         hook = TraceHook(spec.get("modules"), spec.get("out"), spec.get("every_method", False), spec.get("files_under"))
     else:
@@ -587,7 +591,8 @@ def _busy_wait_until(deadline_ns, clock=time.perf_counter_ns):
         pass
 
 
-def slowed(func, factor, overhead_reads=0.0, nested_reads=0.0, clock=time.perf_counter_ns, clock_ns=0):
+def slowed(func, factor, overhead_reads=0.0, nested_reads=0.0, clock=time.perf_counter_ns, clock_ns=0,
+           tail_reads=0.0):
     """``func`` wrapped so that each outermost call (per thread) takes ``(1 + factor)`` times as long.
 
     The wait is ``factor x elapsed`` minus the wrapper's own cost: ``overhead_reads`` per outermost call
@@ -599,8 +604,14 @@ def slowed(func, factor, overhead_reads=0.0, nested_reads=0.0, clock=time.perf_c
     operation takes 1.7-2x as long; an overhead calibrated in nanoseconds during such a stretch was
     subtracted from calls made after it and injected 0.75 x v (and a quiet calibration followed by a
     slow stretch overshot to 1.3 x v). In clock-read units the wrapper's cost varied by under 10 %
-    between the two states (docs/assess.md). Busy-waited with ``perf_counter_ns`` (``time.sleep``
-    cannot do microseconds). Exceptions pass through, slowed too.
+    between the two states (docs/assess.md). Timed and busy-waited with ``clock``: ``perf_counter_ns``
+    (``time.sleep`` cannot do microseconds), or ``thread_time_ns`` for a suite measured in CPU time
+    (:data:`WAIT_CLOCKS`). Exceptions pass through, slowed too.
+
+    ``tail_reads`` more reads are subtracted from each wait: on the CPU clock, where a read is a system call
+    (~1.4 µs from Python on the 2-core VM, against ~70 ns for ``perf_counter_ns``), the one read inside
+    ``elapsed`` slowed by ``factor`` and the busy wait's last read, which ends on average one read past the
+    deadline: ``1 + factor`` (:class:`SlowdownHook`). The wall clock keeps 0, as measured before it existed.
 
     ``counts`` (an attribute of the wrapper) says how precise that was: outermost calls, their total
     elapsed time, the *short* ones, whose wait was under 5 x ``clock_ns`` (one clock read): a busy wait
@@ -640,7 +651,7 @@ def slowed(func, factor, overhead_reads=0.0, nested_reads=0.0, clock=time.perf_c
             now = clock()
             elapsed = now - start
             read = start - entry
-            wait = int(factor * elapsed - (overhead_reads + state[1] * nested_scale) * read)
+            wait = int(factor * elapsed - (overhead_reads + tail_reads + state[1] * nested_scale) * read)
             counts[0] += 1
             counts[1] += elapsed
             counts[3] += read
@@ -694,10 +705,14 @@ def unwrapped_recursion(module, name, func):
     return twin
 
 
-def clock_read_ns(rounds=9, reads=20000):
-    """Median cost (ns) of one ``perf_counter_ns()`` call: how late a busy wait can end. 57-184 ns on the VMs
-    of issue #20, where it decides the shortest method a slowdown can be injected into precisely."""
-    clock = time.perf_counter_ns
+#: the clocks a slowdown can wait on: "wall" for suites measured in wall time, "cpu" (this thread's CPU time) for
+#: suites measured in CPU time, so that a call preempted part-way is neither timed nor repaid for the lost slice
+WAIT_CLOCKS = {"wall": time.perf_counter_ns, "cpu": time.thread_time_ns}
+
+
+def clock_read_ns(rounds=9, reads=20000, clock=time.perf_counter_ns):
+    """Median cost (ns) of one ``clock()`` call: how late a busy wait can end. ``perf_counter_ns``: 57-184 ns on the
+    VMs of issue #20, where it decides the shortest method a slowdown can be injected into precisely."""
     costs = []
     for _ in range(rounds):
         start = clock()
@@ -708,7 +723,7 @@ def clock_read_ns(rounds=9, reads=20000):
     return int(costs[len(costs) // 2])
 
 
-def wrapper_overhead_reads(rounds=40, calls=500):
+def wrapper_overhead_reads(rounds=40, calls=500, clock=time.perf_counter_ns):
     """The wrapper's extra cost over a direct call, in units of its own entry clock read: ``(outermost, nested)``.
 
     Measured with a one-argument function (the typical API call). Each of ``rounds`` rounds, 1 ms apart
@@ -721,10 +736,9 @@ def wrapper_overhead_reads(rounds=40, calls=500):
     """
     def noop(value):
         return value
-    wrapped = slowed(noop, 0.0)
+    wrapped = slowed(noop, 0.0, clock=clock)
     counts = wrapped.__benchwarden_counts__
     states = wrapped.__benchwarden_states__
-    clock = time.perf_counter_ns
     outer, nested = [], []
     try:
         for warm in range(rounds + 10):
@@ -776,10 +790,14 @@ def _wrap_attribute(owner, name, make):
 
 
 class SlowdownHook(object):
-    def __init__(self, target, factor, report=None):
+    def __init__(self, target, factor, report=None, clock="wall"):
         self.module_name, self.parts = split_target(target)
         if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor >= 0:
             raise InjectionError("factor must be a number >= 0, got {!r}".format(factor))
+        if clock not in WAIT_CLOCKS:
+            raise InjectionError("clock must be one of {}, got {!r}".format(", ".join(sorted(WAIT_CLOCKS)), clock))
+        self.clock_name = clock
+        self.clock = WAIT_CLOCKS[clock]
         self.target = target
         self.factor = float(factor)
         self.report = report
@@ -790,10 +808,12 @@ class SlowdownHook(object):
         self.done = False
 
     def install(self):
-        self.overhead_reads, self.nested_reads = wrapper_overhead_reads()
-        self.clock_ns = clock_read_ns()
+        self.overhead_reads, self.nested_reads = wrapper_overhead_reads(clock=self.clock)
+        # a CPU-clock read costs ~20 times a perf_counter_ns one: 2,000 reads a round keep this to ~25 ms
+        self.clock_ns = clock_read_ns(reads=2000 if self.clock_name == "cpu" else 20000, clock=self.clock)
         _append_json_line(self.report, {"v": 1, "event": "installed", "mode": "slowdown", "method": self.target,
-                                        "factor": self.factor, "overhead_reads": round(self.overhead_reads, 2),
+                                        "factor": self.factor, "clock": self.clock_name,
+                                        "overhead_reads": round(self.overhead_reads, 2),
                                         "nested_reads": round(self.nested_reads, 2), "clock_ns": self.clock_ns})
         atexit.register(self.write_activations)
         _install_finder(lambda name: name == self.module_name and not self.done, self.patch)
@@ -806,7 +826,9 @@ class SlowdownHook(object):
         def make(func):
             if owner is module:
                 func = unwrapped_recursion(module, self.parts[-1], func)
-            self.wrapper = slowed(func, self.factor, self.overhead_reads, self.nested_reads, clock_ns=self.clock_ns)
+            tail = 1.0 + self.factor if self.clock_name == "cpu" else 0.0
+            self.wrapper = slowed(func, self.factor, self.overhead_reads, self.nested_reads, clock=self.clock,
+                                  clock_ns=self.clock_ns, tail_reads=tail)
             return self.wrapper
         if owner is None or not _wrap_attribute(owner, self.parts[-1], make):
             _append_json_line(self.report, {"v": 1, "event": "error", "method": self.target,

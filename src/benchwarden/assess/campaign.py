@@ -50,6 +50,7 @@ from benchwarden.assess.inject import (
     Injector,
     Tracing,
     Variant,
+    check_wait_clock,
     injection_precision,
     injector_for,
     instrumentation_error,
@@ -115,6 +116,7 @@ class AssessOptions:
     max_forks: int = 5  # rule "compare": slowed forks per (method, benchmark) at most
     min_change: float = 0.03  # rule "compare": compare's threshold ([compare] min_change, thresholds)
     thresholds: tuple[tuple[str, float], ...] = ()
+    wait_clock: str = "wall"  # what a slowdown times calls by and waits on: "wall" or "cpu" (check_wait_clock)
 
     def threshold_for(self, key: str) -> float:
         """compare's threshold for a benchmark: the first matching ``thresholds`` pattern, else ``min_change``."""
@@ -148,6 +150,8 @@ class SuiteAssessment:
     precision: dict[str, InjectionPrecision] = field(default_factory=dict)
     #: what the baseline runs ran beside the plain suite (Injector.control's label), None: the plain suite
     control: str | None = None
+    #: what each slowdown timed calls by and waited on ([assess] wait_clock)
+    wait_clock: str = "wall"
 
 
 @dataclass(frozen=True)
@@ -197,7 +201,7 @@ class Campaign:
         self.options = options
         self.listener = listener or ProgressListener()
         self.placement = placement  # here, or a cluster's workers (docs/distributed.md)
-        self.injector = injector or injector_for(suite.kind)
+        self.injector = injector or injector_for(suite.kind, check_wait_clock(options.wait_clock, suite))
         self.log = log
         self.monotonic = monotonic
         self.warnings: list[str] = []
@@ -246,7 +250,7 @@ class Campaign:
             reach=reach, detections=tuple(detections), abs=report, smoke=smoke, stubs=tuple(stubs), cost=cost,
             baseline_runs=tuple(r.id for r in baselines if r.id is not None), reused_runs=tuple(reused),
             benchmark_cost_s=bench_cost, warnings=tuple(self.warnings) + variability.warnings,
-            precision=dict(self.precision), control=self.control)
+            precision=dict(self.precision), control=self.control, wait_clock=self.options.wait_clock)
 
     # ------------------------------------------------------------------ steps
 

@@ -28,7 +28,7 @@ def assessment_to_json(a: SuiteAssessment) -> dict[str, Any]:
         "v": SCHEMA_VERSION,
         "suite": a.suite,
         "kind": a.kind,
-        "slowdown": {"v": _num(a.slowdown), "source": a.slowdown_source},
+        "slowdown": {"v": _num(a.slowdown), "source": a.slowdown_source, "clock": a.wait_clock},
         "rule": a.rule,
         "variability": {
             "runs": v.n_runs,

@@ -36,6 +36,8 @@ from benchwarden.revisions import RevisionError, repository_root
 INJECT_ENV = "BENCHWARDEN_INJECT"
 #: Read by a Go switchable build when it starts: "switch:factor" items (go/rewriter/slowdown.go, SwitchEnv)
 SLOW_ENV = "BENCHWARDEN_SLOW"
+#: Read by a Go slowed build when it starts: "cpu" makes its waits count process CPU time (ClockEnv)
+SLOW_CLOCK_ENV = "BENCHWARDEN_SLOW_CLOCK"
 TRACE_DIR_ENV = "BENCHWARDEN_TRACE_DIR"
 
 
@@ -216,6 +218,29 @@ def precision_note(method: str, slowdown: float, p: InjectionPrecision) -> str:
             f"{p.clock_ns:.0f} ns on this machine): the slowdown injected may be off by more than 20 %")
 
 
+#: What a slowdown times each call by and waits on ([assess] wait_clock, docs/assess.md "Which clock").
+WAIT_CLOCKS = ("wall", "cpu")
+
+
+def check_wait_clock(clock: str, suite: Suite) -> str:
+    """``clock`` if ``suite`` can be slowed on it, else ConfigError naming why.
+
+    Every helper waits ``v ×`` each call's duration.  On the wall clock (the default) a call preempted part-way on
+    a loaded machine is charged the lost slice and repays it as burnt CPU, which a suite measured in CPU time sees
+    as more than ``v``; on the CPU clock the call is timed and repaid in CPU time.  A CPU-clock read is a system
+    call (~1.3 µs on the 2-core VM, against ~25 ns for the wall clock), so the probe costs ~2.5 reads per call and
+    short calls cannot be slowed precisely.  Only a suite measured in CPU time may use it (in wall time a call
+    that sleeps would not be slowed), and a Go build has a CPU clock on Linux only."""
+    if clock not in WAIT_CLOCKS:
+        raise ConfigError(f"wait_clock: expected one of {', '.join(WAIT_CLOCKS)}, got {clock!r}")
+    if clock == "cpu" and suite.settings.metric != "cpu":
+        raise ConfigError(f"wait_clock = \"cpu\" is for suites measured in CPU time (metric = \"cpu\"); suite "
+                          f"'{suite.name}' measures {suite.settings.metric}, where a call's sleeps must be slowed too")
+    if clock == "cpu" and suite.kind == "go" and not sys.platform.startswith("linux"):
+        raise ConfigError("wait_clock = \"cpu\": a rewritten Go build reads the CPU clock on Linux only")
+    return clock
+
+
 def _one(methods: Sequence[str], kind: str) -> str:
     if len(methods) != 1:
         raise ValueError(f"the {kind} injector slows one method per variant, not {len(methods)}")
@@ -239,8 +264,9 @@ class JmhInjector:
     groups = False
     switchable = False
 
-    def __init__(self, jar: Callable[[], Path] = helpers.agent_jar):
+    def __init__(self, jar: Callable[[], Path] = helpers.agent_jar, clock: str = "wall"):
         self._jar = jar
+        self.clock = clock  # what the slowed JVMs time and wait on (check_wait_clock); their control loads the same
 
     def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]:
         """Packages of the jar's classes except JMH's own, generated ones, and the benchmark classes' packages."""
@@ -262,8 +288,12 @@ class JmhInjector:
         kept: the baselines run first and build the artifact."""
         jar = _no_spaces(self._jar(), "agent jar")
         ctx = suite.context
-        return Control(replace(suite, context=replace(ctx, jvm_args=tuple(ctx.jvm_args) + (f"-javaagent:{jar}=mode=control",))),
-                       "agent mode=control")
+        # the slowed JVMs' clock too: a CPU-clock agent loads java.management, so its control does as well
+        clock = self.clock
+        arg, label = ("mode=control", "agent mode=control") if clock == "wall" else (
+            f"mode=control;clock={clock}", f"agent mode=control clock={clock}")
+        return Control(replace(suite, context=replace(ctx, jvm_args=tuple(ctx.jvm_args) + (f"-javaagent:{jar}={arg}",))),
+                       label)
 
     def slowed(self, suite: Suite, methods: Sequence[str], factor: float, workdir: Path,
                control: Control | None = None) -> Variant:
@@ -272,7 +302,9 @@ class JmhInjector:
         report = workdir / "agent-report.jsonl"
         report.unlink(missing_ok=True)
         jar = _no_spaces(self._jar(), "agent jar")
-        agent = f"-javaagent:{jar}=mode=slowdown;method={method};factor={factor!r};report={_no_spaces(report, 'report')}"
+        clock = "" if self.clock == "wall" else f"clock={self.clock};"  # the wall clock: the argument as before
+        agent = (f"-javaagent:{jar}=mode=slowdown;method={method};factor={factor!r};{clock}"
+                 f"report={_no_spaces(report, 'report')}")
         ctx = suite.context
         built = replace(ctx, jvm_args=tuple(ctx.jvm_args) + (agent,), build=self._build_if_missing(suite))
         return Variant(replace(suite, context=built), (method,), report)
@@ -386,6 +418,9 @@ class GoInjector:
     groups = True
     switchable = True
 
+    def __init__(self, clock: str = "wall"):
+        self.clock = clock  # the slowed build's BENCHWARDEN_SLOW_CLOCK (check_wait_clock)
+
     def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]:
         return ["all"]
 
@@ -421,13 +456,18 @@ class GoInjector:
         if control is not None and control.switches and all(m in control.switches for m in methods):
             ctx = control.suite.context
             on = ",".join(f"{control.switches[m]}:{factor!r}" for m in methods)
-            return Variant(replace(control.suite, context=replace(ctx, env={**ctx.env, SLOW_ENV: on})),
-                           tuple(methods), None, same_build=True)
+            env = {**ctx.env, SLOW_ENV: on, **self._clock_env()}
+            return Variant(replace(control.suite, context=replace(ctx, env=env)), tuple(methods), None, same_build=True)
         copy = copy_module(suite, workdir / "module")
         funcs = [arg for method in methods for arg in ("-func", method)]
         run_rewriter(["-dir", str(module_root(copy.context.root)), *funcs, "-factor", repr(factor)],
                      f"slowing {', '.join(methods)}")
-        return Variant(copy, tuple(methods), None)
+        ctx = copy.context
+        return Variant(replace(copy, context=replace(ctx, env={**ctx.env, **self._clock_env()})), tuple(methods), None)
+
+    def _clock_env(self) -> dict[str, str]:
+        """:data:`SLOW_CLOCK_ENV` for the CPU clock; nothing for the wall clock (the build's default)."""
+        return {} if self.clock == "wall" else {SLOW_CLOCK_ENV: self.clock}
 
     def tracing(self, suite: Suite, packages: Sequence[str], workdir: Path,
                 test_command: Sequence[str] | None, every_method: bool = False) -> Tracing:
@@ -469,6 +509,9 @@ class PythonInjector:
     groups = False
     switchable = False
 
+    def __init__(self, clock: str = "wall"):
+        self.clock = clock  # the hook's "clock" (check_wait_clock)
+
     def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]:
         """Top-level modules and packages in the suite's ``pythonpath`` dirs, except the benchmarks and tests."""
         ctx = suite.context
@@ -496,6 +539,8 @@ class PythonInjector:
         report = workdir / "hook-report.jsonl"
         report.unlink(missing_ok=True)
         spec = {"v": 1, "mode": "slowdown", "target": method, "factor": factor, "report": str(report)}
+        if self.clock != "wall":  # the hook's default
+            spec["clock"] = self.clock
         ctx = suite.context
         env = {**ctx.env, INJECT_ENV: json.dumps(spec)}
         return Variant(replace(suite, context=replace(ctx, env=env)), (method,), report)
@@ -538,13 +583,14 @@ def _repository_of(root: Path) -> Path:
         return root
 
 
-INJECTORS: dict[str, Callable[[], Injector]] = {"jmh": JmhInjector, "junit": JunitInjector, "go": GoInjector,
-                                                "python": PythonInjector}
+INJECTORS: dict[str, Callable[..., Injector]] = {"jmh": JmhInjector, "junit": JunitInjector, "go": GoInjector,
+                                                 "python": PythonInjector}
 
 
-def injector_for(kind: str) -> Injector:
+def injector_for(kind: str, clock: str = "wall") -> Injector:
+    """The injector of a suite kind, slowing on ``clock`` (checked against the suite by :func:`check_wait_clock`)."""
     try:
-        return INJECTORS[kind]()
+        return INJECTORS[kind](clock=clock)
     except KeyError:
         raise ConfigError(f"suites of kind '{kind}' cannot be assessed: slowdown injection exists for "
                           f"{', '.join(sorted(INJECTORS))}") from None

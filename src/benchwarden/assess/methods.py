@@ -54,6 +54,7 @@ class AssessSettings(BaseModel):
     rule: Literal["compare", "study"] = "compare"
     min_forks: int = Field(default=2, ge=1, le=100)
     max_forks: int = Field(default=5, ge=2, le=100)
+    wait_clock: Literal["wall", "cpu"] = "wall"  # what a slowdown times calls by and waits on (docs/assess.md)
 
     @model_validator(mode="after")
     def _forks(self) -> "AssessSettings":

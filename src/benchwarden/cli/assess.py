@@ -175,7 +175,7 @@ def _options(settings: AssessSettings, suite: Suite, config: Config, inv: Invoca
         budget_s=budget if budget is not None else settings.budget, unstable_cv=settings.unstable_cv,
         unstable_spread=settings.unstable_spread, cli_filter=inv.filter, config_path=str(config.path),
         rule=rule or settings.rule, min_forks=forks[0], max_forks=forks[1], min_change=compare.min_change,
-        thresholds=tuple(compare.thresholds.items()))
+        thresholds=tuple(compare.thresholds.items()), wait_clock=settings.wait_clock)
 
 
 def _workdir_parent(config: Config, placement: Placement) -> str | None:

@@ -148,3 +148,10 @@ def test_an_interrupted_suite_ends_the_assessment_as_interrupted(tmp_path, monke
     two = PY_SUITE + '[suites.other]\nkind = "python"\nbenchmarks = "benchmarks"\n'
     status, out, err = run_cli(tmp_path, two, "--methods", "lib:f")
     assert status == 130 and started == ["lib"] and "run 7" in err and "error:" not in err, err
+
+
+def test_the_wait_clock_is_checked_against_the_suite_s_metric(tmp_path):
+    status, _, err = run_cli(tmp_path, PY_SUITE + '[assess]\nwait_clock = "cycles"\n')
+    assert status == 2 and "assess.wait_clock" in err
+    status, _, err = run_cli(tmp_path, PY_SUITE + '[assess]\nwait_clock = "cpu"\n')  # the suite measures wall time
+    assert status == 2 and "wait_clock = \"cpu\" is for suites measured in CPU time" in err and "'lib'" in err

@@ -58,3 +58,19 @@ def test_junit_methods_are_named_as_java_methods():
         check_method("junit", "wordstat:tokenize")
     with pytest.raises(ValueError, match="go, jmh, junit, python"):
         check_method("command", "x")
+
+
+def test_the_cpu_clock_reaches_the_agent_and_its_control_and_the_wall_clock_changes_nothing(tmp_path):
+    """``[assess] wait_clock = "cpu"``: the slowed JVMs get ``clock=cpu`` and so do their control JVMs (a CPU-clock
+    agent loads java.management), whose label differs so that baselines of the other clock are not reused."""
+    agent = tmp_path / "agent.jar"
+    agent.write_bytes(b"")
+    suite = junit_suite(tmp_path)
+    method = "wordstat.WordStat#countWordsHash(java.util.List)"
+    wall, cpu = JunitInjector(jar=lambda: agent), JunitInjector(jar=lambda: agent, clock="cpu")
+    assert ";clock=" not in wall.slowed(suite, [method], 0.1, tmp_path / "w").suite.context.jvm_args[0]
+    assert ";factor=0.1;clock=cpu;report=" in cpu.slowed(suite, [method], 0.1, tmp_path / "c").suite.context.jvm_args[0]
+    wall_control, cpu_control = wall.control(suite), cpu.control(suite)
+    assert wall_control.suite.context.jvm_args[-1].endswith("=mode=control") and wall_control.label == "agent mode=control"
+    assert cpu_control.suite.context.jvm_args[-1].endswith("=mode=control;clock=cpu")
+    assert cpu_control.label == "agent mode=control clock=cpu"

@@ -192,3 +192,32 @@ def test_the_wrapper_cost_subtracted_scales_with_the_machine_speed_of_the_call(s
     assert until - end == speed * (1000 - 10 * 60)  # v x elapsed - 10 reads, both at this call's speed
     calls, elapsed, short, reads = wrapper.__benchwarden_counts__
     assert (calls, elapsed, reads) == (1, 2000 * speed, 60 * speed)
+
+
+def test_the_cpu_clock_repays_a_call_s_cpu_time_not_its_sleep():
+    """``clock = "cpu"`` (a suite measured in CPU time) times a call by this thread's CPU time and waits that much
+    CPU: a call that sleeps 2 ms is hardly slowed at v = 1, where the wall clock doubles it. A 2x difference, not
+    timing precision: the fastest of 15 alternated calls each."""
+    import time
+
+    from benchwarden.adapters import asv_worker as worker
+
+    def nap():
+        time.sleep(0.002)
+
+    for clock in ("cpu", "wall"):
+        wrapped = worker.slowed(nap, 1.0, clock=worker.WAIT_CLOCKS[clock], tail_reads=2.0 if clock == "cpu" else 0.0)
+        slowed = twin = float("inf")
+        for _ in range(15):
+            start = time.perf_counter()
+            wrapped()
+            slowed = min(slowed, time.perf_counter() - start)
+            start = time.perf_counter()
+            nap()
+            twin = min(twin, time.perf_counter() - start)
+        assert (slowed / twin < 1.5) if clock == "cpu" else (slowed / twin > 1.5), (clock, slowed, twin)
+
+
+def test_an_unknown_clock_is_an_error():
+    bad = drive({"v": 1, "mode": "slowdown", "target": "pyprobe:work", "factor": 1, "clock": "cycles"}, "calls")
+    assert bad.returncode != 0 and "clock must be one of cpu, wall, got 'cycles'" in bad.stderr

@@ -10,8 +10,10 @@ import java.util.Arrays;
  * two is the injected slowdown with JVM-to-JVM variation cancelled out. Each is the 10th percentile of the
  * rounds: a round that shared its core with another process is slower, and a slowed one by (1 + v) times the
  * disturbance, so the low percentile (as timeit's minimum) is what the code itself costs.
- * {@code recursive}: the same for {@link #recurse} against {@link #recurseTwin}.
+ * {@code recursive}: the same for {@link #recurse} against {@link #recurseTwin}. Both take {@code n rounds [cpu]}:
+ * with {@code cpu} the rounds are timed in this thread's CPU time.
  * {@code trace}: makes a known number of calls to public and non-public methods.
+ * {@code nap}: the fastest of 15 alternated calls of {@link #nap} and {@link #napTwin} (2-ms sleeps).
  */
 public final class Probe {
 
@@ -45,6 +47,23 @@ public final class Probe {
         return depth == 0 ? workTwin(n) : recurseTwin(depth - 1, n) + 1;
     }
 
+    /** Sleeps 2 ms: wall time without CPU time (the clock test). */
+    public static void nap() {
+        sleep2ms();
+    }
+
+    public static void napTwin() {
+        sleep2ms();
+    }
+
+    private static void sleep2ms() {
+        try {
+            Thread.sleep(2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     public static int add(int a, int b) {
         return a + b;
     }
@@ -71,9 +90,24 @@ public final class Probe {
             sink = s;
             return;
         }
+        if (mode.equals("nap")) {
+            long slowed = Long.MAX_VALUE;
+            long twin = Long.MAX_VALUE;
+            for (int i = 0; i < 15; i++) {
+                long start = System.nanoTime();
+                nap();
+                slowed = Math.min(slowed, System.nanoTime() - start);
+                start = System.nanoTime();
+                napTwin();
+                twin = Math.min(twin, System.nanoTime() - start);
+            }
+            System.out.println("{\"v\":1,\"slowed_ns\":" + slowed + ",\"twin_ns\":" + twin + "}");
+            return;
+        }
         boolean recursive = mode.equals("recursive");
         int n = Integer.parseInt(args[1]);
         int rounds = Integer.parseInt(args[2]);
+        cpuTime = args.length > 3 && args[3].equals("cpu");
         int calls = 200;
         long[] slowed = new long[rounds];
         long[] twin = new long[rounds];
@@ -88,8 +122,16 @@ public final class Probe {
         System.out.println("{\"v\":1,\"slowed_ns\":" + low(slowed) / calls + ",\"twin_ns\":" + low(twin) / calls + "}");
     }
 
+    /** Rounds timed in this thread's CPU time (a 4th argument "cpu"), not wall time. */
+    private static boolean cpuTime;
+
+    private static long now() {
+        return cpuTime ? java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime()
+                : System.nanoTime();
+    }
+
     private static long measure(boolean recursive, boolean target, int n, int calls) {
-        long start = System.nanoTime();
+        long start = now();
         long s = 0;
         for (int i = 0; i < calls; i++) {
             if (recursive) {
@@ -99,7 +141,7 @@ public final class Probe {
             }
         }
         sink = s;
-        return System.nanoTime() - start;
+        return now() - start;
     }
 
     private static double low(long[] values) {

@@ -60,7 +60,7 @@ public final class Agent {
         } else if (AgentArgs.PROFILE.equals(args.mode)) {
             installProfile(args, instrumentation, report);
         } else if (AgentArgs.CONTROL.equals(args.mode)) {
-            installControl(instrumentation, report);
+            installControl(args, instrumentation, report);
         } else {
             installTrace(args, instrumentation, report);
         }
@@ -68,7 +68,10 @@ public final class Agent {
 
     private static void installSlowdown(AgentArgs args, Instrumentation instrumentation, Report report) {
         Slowdown.factor = args.factor;
+        Slowdown.cpuClock = args.cpuClock;
         Slowdown.calibrate();
+        Class<?> plainAdvice = args.cpuClock ? CpuSlowdownAdvice.class : SlowdownAdvice.class;
+        Class<?> recursiveAdvice = args.cpuClock ? CpuRecursiveSlowdownAdvice.class : RecursiveSlowdownAdvice.class;
         MethodSpec spec = args.method;
         ElementMatcher.Junction<MethodDescription> methods = isMethod().and(not(isAbstract()))
                 .and(new SpecMatcher(spec));
@@ -83,14 +86,15 @@ public final class Agent {
                                     return selfCalling.contains(method.getInternalName() + method.getDescriptor());
                                 }
                             };
-                    return builder.visit(Advice.to(SlowdownAdvice.class).on(methods.and(not(recursive))))
-                            .visit(Advice.to(RecursiveSlowdownAdvice.class).on(methods.and(recursive)));
+                    return builder.visit(Advice.to(plainAdvice).on(methods.and(not(recursive))))
+                            .visit(Advice.to(recursiveAdvice).on(methods.and(recursive)));
                 })
                 .installOn(instrumentation);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> report.event(Slowdown.activationsLine(spec.toString())),
                 "benchwarden-agent-report"));
         report.event("{\"v\":1,\"event\":\"installed\",\"mode\":\"slowdown\",\"method\":\"" + Json.escape(spec.toString())
-                + "\",\"factor\":" + args.factor + ",\"overhead_ns\":" + Slowdown.plainOverheadNs
+                + "\",\"factor\":" + args.factor + ",\"clock\":\"" + (args.cpuClock ? "cpu" : "wall") + "\""
+                + ",\"overhead_ns\":" + Slowdown.plainOverheadNs
                 + ",\"recursive_overhead_ns\":" + Slowdown.overheadNs + ",\"clock_ns\":" + Slowdown.clockNs + "}");
     }
 
@@ -101,14 +105,16 @@ public final class Agent {
      * plain one (24 interleaved pairs of forks, paired t p = 0.02), which would hide a 10 % injection, so
      * {@code assess} compares slowed JVMs with control JVMs, not plain ones.
      */
-    private static void installControl(Instrumentation instrumentation, Report report) {
+    private static void installControl(AgentArgs args, Instrumentation instrumentation, Report report) {
         Slowdown.factor = 0.0;
+        Slowdown.cpuClock = args.cpuClock;
         Slowdown.calibrate();
         newBuilder(report, isMethod().and(none()))
                 .type(none())
                 .transform((builder, type, loader, module, domain) -> builder)
                 .installOn(instrumentation);
-        report.event("{\"v\":1,\"event\":\"installed\",\"mode\":\"control\",\"overhead_ns\":"
+        report.event("{\"v\":1,\"event\":\"installed\",\"mode\":\"control\",\"clock\":\""
+                + (args.cpuClock ? "cpu" : "wall") + "\",\"overhead_ns\":"
                 + Slowdown.plainOverheadNs + ",\"clock_ns\":" + Slowdown.clockNs + "}");
     }
 

@@ -11,7 +11,9 @@ import java.util.Map;
  * {@code -javaagent:benchwarden-agent.jar=...}).
  *
  * <ul>
- *   <li>{@code mode=slowdown;method=pkg.Class#name(java.lang.String,int);factor=0.5[;report=FILE]}</li>
+ *   <li>{@code mode=slowdown;method=pkg.Class#name(java.lang.String,int);factor=0.5[;clock=wall|cpu][;report=FILE]}:
+ *   {@code clock=cpu} times each activation and waits on the thread's CPU clock instead of the wall clock (for
+ *   suites measured in CPU time, see {@link Slowdown})</li>
  *   <li>{@code mode=trace;packages=pkg.a,pkg.b.*;out=DIR[;exclude=pkg.bench.*][;methods=all][;report=FILE]}:
  *   {@code methods=all} counts every method and constructor of every type, not only public methods of public
  *   types (what {@code benchwarden affected} needs)</li>
@@ -19,7 +21,7 @@ import java.util.Map;
  *   [;report=FILE]}:
  *   a call tree of the methods of {@code packages} under each call of the root method (any parameters), with
  *   calls, inclusive and self time per node ({@code benchwarden compare --explain}, see {@link Profiler})</li>
- *   <li>{@code mode=control[;report=FILE]}: everything the slowdown mode does at start-up (calibration, a class
+ *   <li>{@code mode=control[;clock=wall|cpu][;report=FILE]}: everything the slowdown mode does at start-up (calibration, a class
  *   transformer seeing every class load) but no method instrumented: the JVMs of {@code assess}'s baselines, so
  *   that baseline and slowed JVMs differ by the injection only (docs/assess.md, "A/A control")</li>
  * </ul>
@@ -34,11 +36,13 @@ final class AgentArgs {
     static final String PROFILE = "profile";
     static final String CONTROL = "control";
     private static final List<String> KEYS = List.of("mode", "method", "factor", "packages", "exclude", "out", "report",
-            "methods", "root", "skip");
+            "methods", "root", "skip", "clock");
 
     final String mode;
     final MethodSpec method;
     final double factor;
+    /** Slowdown mode: time and wait on the thread's CPU clock ({@code clock=cpu}) rather than the wall clock. */
+    final boolean cpuClock;
     final List<String> packages;
     final List<String> exclude;
     final String out;
@@ -64,6 +68,14 @@ final class AgentArgs {
                 skip.add(name.trim());
             }
         }
+        String clock = values.getOrDefault("clock", "wall");
+        if (!clock.equals("wall") && !clock.equals("cpu")) {
+            throw new IllegalArgumentException("clock: expected 'wall' or 'cpu', got '" + clock + "'");
+        }
+        if (values.containsKey("clock") && !SLOWDOWN.equals(mode) && !CONTROL.equals(mode)) {
+            throw new IllegalArgumentException("clock: only mode=slowdown (and its control) takes a clock");
+        }
+        cpuClock = clock.equals("cpu");
         if (SLOWDOWN.equals(mode)) {
             method = MethodSpec.parse(require(values, "method"));
             factor = parseFactor(require(values, "factor"));
@@ -87,8 +99,8 @@ final class AgentArgs {
             }
         } else if (CONTROL.equals(mode)) {
             for (String key : values.keySet()) {
-                if (!key.equals("mode") && !key.equals("report")) {
-                    throw new IllegalArgumentException("mode=control takes no '" + key + "' (only report)");
+                if (!key.equals("mode") && !key.equals("report") && !key.equals("clock")) {
+                    throw new IllegalArgumentException("mode=control takes no '" + key + "' (only report, clock)");
                 }
             }
             method = null;

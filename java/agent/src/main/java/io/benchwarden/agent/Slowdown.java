@@ -1,5 +1,8 @@
 package io.benchwarden.agent;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+
 /**
  * Runtime of the slowdown mode, called by {@link SlowdownAdvice} inlined into the target method.
  *
@@ -19,6 +22,16 @@ package io.benchwarden.agent;
  * </ul>
  * Indirect recursion (a → b → a) is not detected and compounds, as in the Go rewriter.
  *
+ * <p>Which clock ({@link #cpuClock}, the agent's {@code clock=cpu}): the wall clock ({@code System.nanoTime()}) by
+ * default, or the thread's CPU clock ({@link ThreadMXBean#getCurrentThreadCpuTime()}) for a suite measured in CPU
+ * time. On a loaded machine an activation preempted part-way is charged the lost slice on the wall clock and repays
+ * it as burnt CPU, which a CPU-time measurement sees as more than {@code factor}; on the CPU clock it is timed and
+ * repaid in CPU time only. The CPU clock costs more per read (a system call, not the vDSO: ~1.3 µs on the 2-core
+ * VM), so fewer activations are precise; {@link #clockNs} is measured on the clock in use, and the CPU-clock exits
+ * also subtract the read inside {@code elapsed} slowed by {@code factor} (negligible on the wall clock, which keeps
+ * its formula). Each clock has its own advice classes, so the
+ * wall-clock advice inlined into a target is what it was before the CPU clock existed.
+ *
  * <p>Busy-waiting, not {@code Thread.sleep}: sleep cannot resolve microseconds (Laaber &amp; Leitner, MSR 2018,
  * §6, note that their sleep-based injection over-delays short methods). The fixed cost of the bookkeeping itself
  * ({@link #overheadNs}, calibrated once at start-up) is subtracted from each wait, so a method of about a
@@ -26,6 +39,13 @@ package io.benchwarden.agent;
  */
 public final class Slowdown {
 
+    /** Whether activations are timed and waited on the thread's CPU clock; set before {@link #calibrate()}. */
+    public static volatile boolean cpuClock;
+
+    /** Loaded on the first CPU-clock read only: a wall-clock JVM does not load java.management. */
+    private static final class Cpu {
+        static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    }
     /** The relative slowdown v: 0.5 makes each outermost activation take 1.5 times as long. */
     public static volatile double factor;
     /** Measured cost of one enter/exit pair of the recursion-aware bookkeeping (ns), subtracted from each wait. */
@@ -47,6 +67,16 @@ public final class Slowdown {
     private Slowdown() {
     }
 
+    /** This thread's CPU time in nanoseconds (user + system), the clock of {@code clock=cpu}. */
+    public static long cpuNow() {
+        return Cpu.THREADS.getCurrentThreadCpuTime();
+    }
+
+    /** The clock in use, for the calibration (the advice classes read theirs directly). */
+    private static long now() {
+        return cpuClock ? cpuNow() : System.nanoTime();
+    }
+
     /** Called on method entry: the start time for an outermost activation, else {@link #NESTED}. */
     public static long enter() {
         int[] depth = DEPTH.get();
@@ -65,6 +95,38 @@ public final class Slowdown {
         count(elapsedNs, waitNs);
         if (waitNs > 0) {
             spinUntil(nowNs + waitNs);
+        }
+    }
+
+    /** {@link #enter()} on the CPU clock. */
+    public static long enterCpu() {
+        int[] depth = DEPTH.get();
+        return depth[0]++ == 0 ? cpuNow() : NESTED;
+    }
+
+    /** {@link #exit(long)} on the CPU clock. */
+    public static void exitCpu(long startNs) {
+        DEPTH.get()[0]--;
+        if (startNs == NESTED) {
+            return;
+        }
+        long nowNs = cpuNow();
+        long elapsedNs = nowNs - startNs;
+        long waitNs = (long) (factor * (elapsedNs - clockNs)) - overheadNs - clockNs / 2;
+        count(elapsedNs, waitNs);
+        if (waitNs > 0) {
+            spinUntilCpu(nowNs + waitNs);
+        }
+    }
+
+    /** {@link #exitPlain(long)} on the CPU clock: wait {@code factor ×} this activation's own CPU time. */
+    public static void exitPlainCpu(long startNs) {
+        long nowNs = cpuNow();
+        long elapsedNs = nowNs - startNs;
+        long waitNs = (long) (factor * (elapsedNs - clockNs)) - plainOverheadNs - clockNs / 2;
+        count(elapsedNs, waitNs);
+        if (waitNs > 0) {
+            spinUntilCpu(nowNs + waitNs);
         }
     }
 
@@ -107,12 +169,22 @@ public final class Slowdown {
         }
     }
 
+    /** Busy-wait until this thread's CPU time passes {@code endNs} (as {@link #spinUntil(long)}). */
+    static void spinUntilCpu(long endNs) {
+        while (cpuNow() - endNs < 0) {
+            Thread.onSpinWait();
+        }
+    }
+
     /**
-     * Measures the cost of each kind of enter/exit pair with no wait (median of 9 rounds of 20,000 pairs, after a
-     * warmup that lets the JIT compile them) and stores it in {@link #overheadNs} and {@link #plainOverheadNs};
+     * Measures the cost of each kind of enter/exit pair with no wait (median of 9 rounds of 20,000 pairs, 2,000 on
+     * the CPU clock, after a warmup that lets the JIT compile them) and stores it in {@link #overheadNs} and {@link #plainOverheadNs};
      * the factor is restored afterwards.
      */
     static void calibrate() {
+        if (cpuClock && !(Cpu.THREADS.isCurrentThreadCpuTimeSupported() && Cpu.THREADS.isThreadCpuTimeEnabled())) {
+            throw new IllegalStateException("clock=cpu: this JVM cannot read a thread's CPU time");
+        }
         double saved = factor;
         factor = 0.0;
         overheadNs = 0;
@@ -138,43 +210,60 @@ public final class Slowdown {
                 + ",\"overhead_ns\":" + plainOverheadNs + "}";
     }
 
+    /**
+     * Calls per calibration round: 20,000 on the wall clock; 2,000 on the CPU clock, whose reads cost ~50 times as
+     * much, so that the calibration adds ~0.2 s to a JVM's start-up there rather than ~2 s.
+     */
+    private static int calibrationCalls() {
+        return cpuClock ? 2_000 : 20_000;
+    }
+
     private static long medianClockNs() {
+        int calls = calibrationCalls();
         long[] rounds = new long[9];
         long sink = 0;
         for (int r = 0; r < rounds.length + 3; r++) {
-            long start = System.nanoTime();
-            for (int i = 0; i < 20_000; i++) {
-                sink += System.nanoTime();
+            long start = now();
+            for (int i = 0; i < calls; i++) {
+                sink += now();
             }
             if (r >= 3) {
-                rounds[r - 3] = System.nanoTime() - start;
+                rounds[r - 3] = now() - start;
             }
         }
         java.util.Arrays.sort(rounds);
-        return rounds[rounds.length / 2] / 20_000 + (sink == 42 ? 1 : 0);
+        return rounds[rounds.length / 2] / calls + (sink == 42 ? 1 : 0);
     }
 
     private static long medianPairNs(boolean plain) {
+        int calls = calibrationCalls();
         long[] rounds = new long[9];
         for (int warm = 0; warm < 5; warm++) {
-            timePairs(20_000, plain);
+            timePairs(calls, plain);
         }
         for (int r = 0; r < rounds.length; r++) {
-            rounds[r] = timePairs(20_000, plain);
+            rounds[r] = timePairs(calls, plain);
         }
         java.util.Arrays.sort(rounds);
-        return rounds[rounds.length / 2] / 20_000;
+        return rounds[rounds.length / 2] / calls;
     }
 
     private static long timePairs(int n, boolean plain) {
-        long start = System.nanoTime();
+        boolean cpu = cpuClock;
+        long start = now();
         for (int i = 0; i < n; i++) {
-            if (plain) {
+            if (cpu) {
+                if (plain) {
+                    exitPlainCpu(cpuNow());
+                } else {
+                    exitCpu(enterCpu());
+                }
+            } else if (plain) {
                 exitPlain(System.nanoTime());
             } else {
                 exit(enter());
             }
         }
-        return System.nanoTime() - start;
+        return now() - start;
     }
 }

@@ -61,6 +61,19 @@ class AgentArgsTest {
     }
 
     @Test
+    void parsesTheClockOfSlowdownAndItsControlOnly() {
+        assertTrue(!AgentArgs.parse("mode=slowdown;method=a.B#m();factor=0.5").cpuClock);
+        assertTrue(!AgentArgs.parse("mode=slowdown;method=a.B#m();factor=0.5;clock=wall").cpuClock);
+        assertTrue(AgentArgs.parse("mode=slowdown;method=a.B#m();factor=0.5;clock=cpu").cpuClock);
+        assertTrue(AgentArgs.parse("mode=control;clock=cpu").cpuClock);
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> AgentArgs.parse("mode=slowdown;method=a.B#m();factor=0.5;clock=cycles")).getMessage()
+                .contains("'cycles'"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> AgentArgs.parse("mode=trace;packages=a;out=/tmp/x;clock=cpu")).getMessage().contains("clock"));
+    }
+
+    @Test
     void rejectsBadInputWithClearMessages() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> AgentArgs.parse("mode=slowdown;method=a.B#m;factor=-1"))
                 .getMessage().contains("factor"));
