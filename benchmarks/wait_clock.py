@@ -5,14 +5,15 @@ processes than cores) is charged the lost slice and repays it as burnt CPU, so a
 than ``v``; on the CPU clock (``wait_clock = "cpu"``) the call is timed and repaid in CPU time, at the price of a
 clock read that is a system call (~1.3 µs on the 2-core VM) instead of the vDSO's ~25 ns.
 
-For each helper (the Java agent, the Go rewriter, the Python hook), clock and v, this measures the injected
-slowdown *in CPU time*: (slowed / twin) − 1 with an identical, never-instrumented twin measured interleaved in the
-same process (the probes of benchmarks/injection_precision.py, timed in thread or process CPU time; each takes a
-low percentile or the median of its rounds), as a ratio to v (1.00 = exact), ``--processes`` fresh processes per
+For each helper that has the CPU clock (the Java agent, the Python hook; the Go rewriter waits on the wall clock
+only, docs/assess.md), clock and v, this measures the injected slowdown *in CPU time*: (slowed / twin) − 1 with an
+identical, never-instrumented twin measured interleaved in the same process (the Java probe of
+benchmarks/injection_precision.py and a Python one, rounds timed in the thread's CPU time; each takes the 10th
+percentile of its rounds), as a ratio to v (1.00 = exact), ``--processes`` fresh processes per
 cell, quiet and beside ``--neighbours`` CPU-bound processes (3 on 2 cores: every process is preempted now and
-then).  Method sizes: long enough for the CPU clock (``--java-n``, ``--go-n``, ``--py-n`` loop steps: ~100–200 µs).
+then).  Method sizes: long enough for the CPU clock (``--java-n``, ``--py-n`` loop steps: ~140 µs, ~0.5 ms).
 
-Usage: ``.venv/bin/python benchmarks/wait_clock.py [--processes 3] [--neighbours 3] [--helpers java,go,python]``.
+Usage: ``.venv/bin/python benchmarks/wait_clock.py [--processes 3] [--neighbours 3] [--helpers java,python]``.
 Figures: docs/performance.md ("Which clock a slowdown waits on").
 """
 
@@ -20,9 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -114,43 +112,16 @@ def java(work: Path, args) -> list[tuple]:
     return rows
 
 
-def go(work: Path, args) -> list[tuple]:
-    rows = []
-    for v in FACTORS:
-        probe = work / f"go_probe_{v}"
-        shutil.copytree(ROOT / "go/rewriter/testdata/probe", probe)
-        subprocess.run([str(helpers.rewriter_binary()), "-dir", str(probe), "-func", "example.com/probe.Work",
-                        "-factor", str(v)], check=True, capture_output=True)
-        binary = probe / "probe.test"
-        subprocess.run(["go", "test", "-c", "-o", str(binary), "."], cwd=probe, check=True)
-        for clock in CLOCKS:
-            got, size = [], []
-            for _ in range(args.processes):
-                env = {**os.environ, "PROBE_FACTOR": str(v), "PROBE_N": str(args.go_n), "PROBE_TARGET": "work",
-                       "PROBE_METRIC": "cpu", "BENCHWARDEN_SLOW_CLOCK": clock, "GOMAXPROCS": "1"}
-                out = subprocess.run([str(binary), "-test.v", "-test.run", "TestInjectedSlowdown"], cwd=probe,
-                                     env=env, capture_output=True, text=True, check=True, timeout=600).stdout
-                m = re.search(r"slowed (\d+) ns, twin (\d+) ns", out)
-                if m is None:
-                    raise SystemExit(f"no result in the Go probe's output:\n{out}")
-                slowed_ns, twin_ns = float(m.group(1)), float(m.group(2))
-                got.append((slowed_ns / twin_ns - 1) / v)
-                size.append(twin_ns)
-            rows.append(("Go rewriter", clock, v, statistics.median(size), got))
-    return rows
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--processes", type=int, default=3)
     parser.add_argument("--neighbours", type=int, default=3, help="CPU-bound processes in the loaded half")
-    parser.add_argument("--helpers", default="java,go,python")
+    parser.add_argument("--helpers", default="java,python")
     parser.add_argument("--java-n", type=int, default=100000, help="Probe.work loop steps (~1.1-1.4 ns each)")
-    parser.add_argument("--go-n", type=int, default=100000, help="probe.Work loop steps (~1.4 ns each)")
     parser.add_argument("--py-n", type=int, default=5000, help="loop steps of the Python probe (~35 ns each)")
     args = parser.parse_args()
     chosen = [h.strip() for h in args.helpers.split(",") if h.strip()]
-    measure = {"java": java, "go": go, "python": python}
+    measure = {"java": java, "python": python}
     results = []
     with tempfile.TemporaryDirectory(prefix="wait-clock-") as tmp:
         for load in (0, args.neighbours):

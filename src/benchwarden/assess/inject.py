@@ -36,8 +36,6 @@ from benchwarden.revisions import RevisionError, repository_root
 INJECT_ENV = "BENCHWARDEN_INJECT"
 #: Read by a Go switchable build when it starts: "switch:factor" items (go/rewriter/slowdown.go, SwitchEnv)
 SLOW_ENV = "BENCHWARDEN_SLOW"
-#: Read by a Go slowed build when it starts: "cpu" makes its waits count process CPU time (ClockEnv)
-SLOW_CLOCK_ENV = "BENCHWARDEN_SLOW_CLOCK"
 TRACE_DIR_ENV = "BENCHWARDEN_TRACE_DIR"
 
 
@@ -230,14 +228,16 @@ def check_wait_clock(clock: str, suite: Suite) -> str:
     as more than ``v``; on the CPU clock the call is timed and repaid in CPU time.  A CPU-clock read is a system
     call (~1.3 µs on the 2-core VM, against ~25 ns for the wall clock), so the probe costs ~2.5 reads per call and
     short calls cannot be slowed precisely.  Only a suite measured in CPU time may use it (in wall time a call
-    that sleeps would not be slowed), and a Go build has a CPU clock on Linux only."""
+    that sleeps would not be slowed), and only the Java agent and the Python hook have it: a Go prototype cost the
+    wall-clock path its precision (docs/assess.md, "Which clock")."""
     if clock not in WAIT_CLOCKS:
         raise ConfigError(f"wait_clock: expected one of {', '.join(WAIT_CLOCKS)}, got {clock!r}")
     if clock == "cpu" and suite.settings.metric != "cpu":
         raise ConfigError(f"wait_clock = \"cpu\" is for suites measured in CPU time (metric = \"cpu\"); suite "
                           f"'{suite.name}' measures {suite.settings.metric}, where a call's sleeps must be slowed too")
-    if clock == "cpu" and suite.kind == "go" and not sys.platform.startswith("linux"):
-        raise ConfigError("wait_clock = \"cpu\": a rewritten Go build reads the CPU clock on Linux only")
+    if clock == "cpu" and suite.kind == "go":
+        raise ConfigError(f"wait_clock = \"cpu\" is not available for Go suites (suite '{suite.name}'): the Go "
+                          "rewriter waits on the wall clock only (docs/assess.md, \"Which clock\")")
     return clock
 
 
@@ -419,7 +419,9 @@ class GoInjector:
     switchable = True
 
     def __init__(self, clock: str = "wall"):
-        self.clock = clock  # the slowed build's BENCHWARDEN_SLOW_CLOCK (check_wait_clock)
+        if clock != "wall":
+            raise ConfigError("the Go rewriter waits on the wall clock only (check_wait_clock)")
+        self.clock = clock
 
     def default_packages(self, suite: Suite, benchmarks: Sequence[Benchmark]) -> list[str]:
         return ["all"]
@@ -456,18 +458,13 @@ class GoInjector:
         if control is not None and control.switches and all(m in control.switches for m in methods):
             ctx = control.suite.context
             on = ",".join(f"{control.switches[m]}:{factor!r}" for m in methods)
-            env = {**ctx.env, SLOW_ENV: on, **self._clock_env()}
-            return Variant(replace(control.suite, context=replace(ctx, env=env)), tuple(methods), None, same_build=True)
+            return Variant(replace(control.suite, context=replace(ctx, env={**ctx.env, SLOW_ENV: on})),
+                           tuple(methods), None, same_build=True)
         copy = copy_module(suite, workdir / "module")
         funcs = [arg for method in methods for arg in ("-func", method)]
         run_rewriter(["-dir", str(module_root(copy.context.root)), *funcs, "-factor", repr(factor)],
                      f"slowing {', '.join(methods)}")
-        ctx = copy.context
-        return Variant(replace(copy, context=replace(ctx, env={**ctx.env, **self._clock_env()})), tuple(methods), None)
-
-    def _clock_env(self) -> dict[str, str]:
-        """:data:`SLOW_CLOCK_ENV` for the CPU clock; nothing for the wall clock (the build's default)."""
-        return {} if self.clock == "wall" else {SLOW_CLOCK_ENV: self.clock}
+        return Variant(copy, tuple(methods), None)
 
     def tracing(self, suite: Suite, packages: Sequence[str], workdir: Path,
                 test_command: Sequence[str] | None, every_method: bool = False) -> Tracing:

@@ -1,29 +1,19 @@
 """``[assess] wait_clock``: which clock each injector hands its helper, and which suites may use the CPU clock.
 
 What the clock does inside each helper (a call that sleeps is repaid on the wall clock, not on the CPU clock) is
-tested on the real helpers: tests/unit/assess/test_python_injection.py, tests/e2e/test_assess_helpers.py (the Java
-agent) and go/rewriter's TestClockEnvChoosesWhatIsTimedAndRepaid; how precisely, in benchmarks/wait_clock.py.
+tested on the real helpers: tests/unit/assess/test_python_injection.py and tests/e2e/test_assess_helpers.py (the Java
+agent); how precisely, in benchmarks/wait_clock.py.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from benchwarden.adapters.base import SuiteContext
-from benchwarden.assess.inject import (
-    INJECT_ENV,
-    SLOW_CLOCK_ENV,
-    SLOW_ENV,
-    Control,
-    GoInjector,
-    PythonInjector,
-    check_wait_clock,
-    injector_for,
-)
+from benchwarden.assess.inject import INJECT_ENV, GoInjector, PythonInjector, check_wait_clock, injector_for
 from benchwarden.config import RunSettings, Suite
 from benchwarden.errors import ConfigError
 
@@ -32,27 +22,19 @@ def suite(root: Path, kind: str, metric: str) -> Suite:
     return Suite(SuiteContext(name="lib", kind=kind, root=root), RunSettings(metric=metric))
 
 
-def test_the_cpu_clock_is_for_suites_measured_in_cpu_time_only(tmp_path, monkeypatch):
+def test_the_cpu_clock_is_for_suites_measured_in_cpu_time_and_not_for_go(tmp_path):
     assert check_wait_clock("wall", suite(tmp_path, "python", "time")) == "wall"
     assert check_wait_clock("cpu", suite(tmp_path, "python", "cpu")) == "cpu"
+    assert check_wait_clock("cpu", suite(tmp_path, "jmh", "cpu")) == "cpu"
     with pytest.raises(ConfigError, match="suite 'lib' measures time"):
         check_wait_clock("cpu", suite(tmp_path, "python", "time"))
     with pytest.raises(ConfigError, match="expected one of wall, cpu"):
         check_wait_clock("cycles", suite(tmp_path, "python", "cpu"))
-    monkeypatch.setattr(sys, "platform", "darwin")
-    with pytest.raises(ConfigError, match="Linux only"):
+    with pytest.raises(ConfigError, match="not available for Go suites"):
         check_wait_clock("cpu", suite(tmp_path, "go", "cpu"))
-    assert check_wait_clock("cpu", suite(tmp_path, "python", "cpu")) == "cpu"  # the hook's clock is everywhere
-
-
-def test_the_go_variant_gets_the_clock_in_its_environment_and_the_wall_clock_adds_nothing(tmp_path):
-    method = "example.com/wordstat.CountWordsHash"
-    plain = suite(tmp_path, "go", "cpu")
-    control = Control(plain, "rewriter -switchable 1 functions x", {method: 0})
-    cpu = GoInjector(clock="cpu").slowed(plain, [method], 0.1, tmp_path, control).suite.context.env
-    assert cpu[SLOW_ENV] == "0:0.1" and cpu[SLOW_CLOCK_ENV] == "cpu"
-    wall = injector_for("go").slowed(plain, [method], 0.1, tmp_path, control).suite.context.env
-    assert wall[SLOW_ENV] == "0:0.1" and SLOW_CLOCK_ENV not in wall
+    assert check_wait_clock("wall", suite(tmp_path, "go", "cpu")) == "wall"
+    with pytest.raises(ConfigError, match="wall clock only"):
+        GoInjector(clock="cpu")
 
 
 def test_the_python_hook_gets_the_clock_in_its_spec_and_the_wall_clock_adds_nothing(tmp_path):

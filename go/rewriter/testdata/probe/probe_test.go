@@ -16,21 +16,17 @@ var sink uint64
 func ratio(slowed, twin func() uint64) (float64, float64) {
 	const rounds, calls = 101, 200
 	s, t := make([]float64, rounds), make([]float64, rounds)
-	now := func() int64 { return time.Now().UnixNano() }
-	if os.Getenv("PROBE_METRIC") == "cpu" { // rounds timed in the process's CPU time (benchmarks/wait_clock.py)
-		now = cpuNow
-	}
 	for r := 0; r < rounds; r++ {
-		start := now()
+		start := time.Now()
 		for i := 0; i < calls; i++ {
 			sink += slowed()
 		}
-		s[r] = float64(now()-start) / calls
-		start = now()
+		s[r] = float64(time.Since(start).Nanoseconds()) / calls
+		start = time.Now()
 		for i := 0; i < calls; i++ {
 			sink += twin()
 		}
-		t[r] = float64(now()-start) / calls
+		t[r] = float64(time.Since(start).Nanoseconds()) / calls
 	}
 	sort.Float64s(s)
 	sort.Float64s(t)
