@@ -807,10 +807,20 @@ class SlowdownHook(object):
         self.wrapper = None
         self.done = False
 
-    def install(self):
+    def calibrate(self):
+        """The wrapper's own cost and the clock's, on the clock in use (before :meth:`wrap`)."""
         self.overhead_reads, self.nested_reads = wrapper_overhead_reads(clock=self.clock)
         # a CPU-clock read costs ~20 times a perf_counter_ns one: 2,000 reads a round keep this to ~25 ms
         self.clock_ns = clock_read_ns(reads=2000 if self.clock_name == "cpu" else 20000, clock=self.clock)
+
+    def wrap(self, func):
+        """``func`` slowed as this hook slows its target (the calibrated costs, the clock and its tail)."""
+        tail = 1.0 + self.factor if self.clock_name == "cpu" else 0.0
+        return slowed(func, self.factor, self.overhead_reads, self.nested_reads, clock=self.clock,
+                      clock_ns=self.clock_ns, tail_reads=tail)
+
+    def install(self):
+        self.calibrate()
         _append_json_line(self.report, {"v": 1, "event": "installed", "mode": "slowdown", "method": self.target,
                                         "factor": self.factor, "clock": self.clock_name,
                                         "overhead_reads": round(self.overhead_reads, 2),
@@ -826,9 +836,7 @@ class SlowdownHook(object):
         def make(func):
             if owner is module:
                 func = unwrapped_recursion(module, self.parts[-1], func)
-            tail = 1.0 + self.factor if self.clock_name == "cpu" else 0.0
-            self.wrapper = slowed(func, self.factor, self.overhead_reads, self.nested_reads, clock=self.clock,
-                                  clock_ns=self.clock_ns, tail_reads=tail)
+            self.wrapper = self.wrap(func)
             return self.wrapper
         if owner is None or not _wrap_attribute(owner, self.parts[-1], make):
             _append_json_line(self.report, {"v": 1, "event": "error", "method": self.target,

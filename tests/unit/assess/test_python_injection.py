@@ -206,7 +206,9 @@ def test_the_cpu_clock_repays_a_call_s_cpu_time_not_its_sleep():
         time.sleep(0.002)
 
     for clock in ("cpu", "wall"):
-        wrapped = worker.slowed(nap, 1.0, clock=worker.WAIT_CLOCKS[clock], tail_reads=2.0 if clock == "cpu" else 0.0)
+        hook = worker.SlowdownHook("subject:nap", 1.0, None, clock)
+        hook.calibrate()
+        wrapped = hook.wrap(nap)
         slowed = twin = float("inf")
         for _ in range(15):
             start = time.perf_counter()

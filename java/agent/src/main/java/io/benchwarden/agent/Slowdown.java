@@ -110,20 +110,22 @@ public final class Slowdown {
         if (startNs == NESTED) {
             return;
         }
-        long nowNs = cpuNow();
-        long elapsedNs = nowNs - startNs;
-        long waitNs = (long) (factor * (elapsedNs - clockNs)) - overheadNs - clockNs / 2;
-        count(elapsedNs, waitNs);
-        if (waitNs > 0) {
-            spinUntilCpu(nowNs + waitNs);
-        }
+        repayCpu(startNs, overheadNs);
     }
 
     /** {@link #exitPlain(long)} on the CPU clock: wait {@code factor ×} this activation's own CPU time. */
     public static void exitPlainCpu(long startNs) {
+        repayCpu(startNs, plainOverheadNs);
+    }
+
+    /**
+     * The CPU-clock wait of an activation that started at {@code startNs}: {@code factor ×} its CPU time less the
+     * read inside it, less the bookkeeping ({@code overhead}) and the spin's last half read.
+     */
+    private static void repayCpu(long startNs, long overhead) {
         long nowNs = cpuNow();
         long elapsedNs = nowNs - startNs;
-        long waitNs = (long) (factor * (elapsedNs - clockNs)) - plainOverheadNs - clockNs / 2;
+        long waitNs = (long) (factor * (elapsedNs - clockNs)) - overhead - clockNs / 2;
         count(elapsedNs, waitNs);
         if (waitNs > 0) {
             spinUntilCpu(nowNs + waitNs);
