@@ -45,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from benchwarden.assess.inject import injector_for  # noqa: E402
+from benchwarden.assess.reach import calls_of  # noqa: E402
 from benchwarden.codelevel.profiling import ExplainSettings, explain_benchmark  # noqa: E402
 from benchwarden.compare.pairing import MatchedBenchmark  # noqa: E402
 from benchwarden.compare.verdict import Verdict  # noqa: E402
@@ -112,8 +113,8 @@ def assess(config: Path, size: str, methods: list[str]) -> dict:
 
 def peass_test(reach: dict[str, dict[str, int]], method: str) -> str | None:
     """The test with the highest share of calls to ``method`` among all traced calls (Peass's choice)."""
-    shares = {k: calls.get(method, 0) / max(1, sum(calls.values())) for k, calls in reach.items()
-              if calls.get(method, 0) > 0}
+    shares = {k: calls_of(calls, method) / max(1, sum(calls.values())) for k, calls in reach.items()
+              if calls_of(calls, method) > 0}
     return max(sorted(shares), key=shares.__getitem__) if shares else None
 
 
@@ -127,8 +128,8 @@ def rows_for(size: str, jmh: dict, unit: dict, methods: list[str]) -> list[dict]
     total = len(jmh["reach"]) + len(unit["reach"])
     rows = []
     for m in methods:
-        reach_j = sorted(k for k, c in jmh["reach"].items() if c.get(m, 0) > 0)
-        reach_u = sorted(k for k, c in unit["reach"].items() if c.get(m, 0) > 0)
+        reach_j = sorted(k for k, c in jmh["reach"].items() if calls_of(c, m) > 0)
+        reach_u = sorted(k for k, c in unit["reach"].items() if calls_of(c, m) > 0)
         peass = peass_test(unit["reach"], m)
         call_ns = [p["mean_elapsed_ns"] for s in (jmh, unit) for k, p in s["injection_precision"].items()
                    if k == m and p.get("mean_elapsed_ns")]

@@ -32,8 +32,9 @@ class ReachMap:
     failed: Mapping[str, str] = field(default_factory=dict)  # benchmark key -> why its trace failed
 
     def benchmarks_reaching(self, method: str) -> list[str]:
-        """Benchmarks that called ``method``; a benchmark whose trace failed is assumed to reach everything."""
-        return sorted(k for k, calls in self.calls.items() if calls.get(method, 0) > 0) + sorted(self.failed)
+        """Benchmarks that called ``method`` (any overload, for a Java name without a parameter list); a benchmark
+        whose trace failed is assumed to reach everything."""
+        return sorted(k for k, calls in self.calls.items() if calls_of(calls, method) > 0) + sorted(self.failed)
 
     def total_calls(self) -> dict[str, int]:
         total: dict[str, int] = {}
@@ -41,6 +42,15 @@ class ReachMap:
             for method, n in calls.items():
                 total[method] = total.get(method, 0) + n
         return total
+
+
+def calls_of(calls: Mapping[str, int], method: str) -> int:
+    """Calls of ``method`` in one trace.  The tracers name Java methods with their parameter types
+    (``pkg.Class#name(int)``); a Java name given without them (``pkg.Class#name``) means every overload, as the
+    agent slows every overload of it (docs/assess.md, "Method names").  Go and Python names match exactly."""
+    if "#" in method and "(" not in method:
+        return sum(n for m, n in calls.items() if m == method or m.startswith(method + "("))
+    return calls.get(method, 0)
 
 
 def disjoint_groups(reaching: Mapping[str, Sequence[str]]) -> list[list[str]]:

@@ -1,4 +1,5 @@
-"""Group testing's grouping: no benchmark may reach two methods of one group."""
+"""Reach: which benchmarks a named method is reached by, and group testing's grouping (no benchmark may reach
+two methods of one group)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import itertools
 
 import numpy as np
 
-from benchwarden.assess.reach import disjoint_groups
+from benchwarden.assess.reach import ReachMap, calls_of, disjoint_groups
 
 
 def test_methods_share_a_group_only_when_no_benchmark_reaches_two_of_them():
@@ -36,3 +37,23 @@ def test_random_reach_maps_give_partitions_with_disjoint_reach():
 
 def test_no_methods_no_groups():
     assert disjoint_groups({}) == []
+
+
+def test_a_java_name_without_parameters_is_reached_through_every_overload():
+    # the agent names each traced method with its parameter types; Commons Text's study named them without
+    traced = {"p.ParsedDecimal#append(char)": 225, "p.ParsedDecimal#append(char[])": 15,
+              "p.ParsedDecimal#appendFraction(int,int)": 20, "p.ParsedDecimal#from(double)": 0}
+    assert calls_of(traced, "p.ParsedDecimal#append") == 240  # both overloads, not appendFraction
+    assert calls_of(traced, "p.ParsedDecimal#append(char[])") == 15  # a parameter list selects one overload
+    assert calls_of(traced, "p.ParsedDecimal#appendWhole") == 0
+    reach = ReachMap({"b1": traced, "b2": {"p.ParsedDecimal#append(char)": 3}, "b3": {"p.Other#append(int)": 9}},
+                     trace_s=0.0, failed={"b4": "crashed"})
+    assert reach.benchmarks_reaching("p.ParsedDecimal#append") == ["b1", "b2", "b4"]
+    assert reach.benchmarks_reaching("p.ParsedDecimal#from") == ["b4"]  # zero calls reach nothing; failed: all
+
+
+def test_go_and_python_names_match_exactly():
+    traced = {"example.com/ws.(*T).Count": 4, "example.com/ws.Count": 2, "ws.mod:count": 1, "ws.mod:count_all": 8}
+    assert calls_of(traced, "example.com/ws.Count") == 2
+    assert calls_of(traced, "example.com/ws.(*T).Count") == 4
+    assert calls_of(traced, "ws.mod:count") == 1
