@@ -228,6 +228,8 @@ class Campaign:
         variability = assess_variability(
             {k: [_forks(run, k) for run in baselines] for k in keys}, len(baselines),
             self.options.unstable_cv, self.options.unstable_spread, seed=self.options.seed)
+        if keys and not variability.by_key():
+            raise AssessmentFailed(_nothing_assessable(self.suite.name, baselines))
         slowdown, slowdown_source = self._slowdown(variability)
         if found is None:
             found = self._find_methods([p.benchmark for p in plan.benchmarks])
@@ -752,6 +754,16 @@ def _forks(run: RunData, key: str, suite: str | None = None) -> list[list[float]
             matrix = result.measurement_matrix()
             return matrix or None
     return None
+
+
+def _nothing_assessable(suite: str, runs: Sequence[RunData]) -> str:
+    """Why a suite none of whose benchmarks has a result in every baseline run cannot be assessed: an empty
+    assessment would read as "no method detected", so it is an error naming the first failure."""
+    failures = [f"{r.benchmark.id.key}: {r.message or r.status.value}" for run in runs for r in run.results
+                if r.status is not BenchmarkStatus.OK]
+    why = f"; first failure: {failures[0]}" if failures else ""
+    return (f"suite '{suite}': no benchmark has a result in every baseline run ({len(runs)}), so nothing can be "
+            f"assessed{why}")
 
 
 def _machine_s(run: RunData) -> float:

@@ -2,7 +2,8 @@
 
 The fake benchmarks "call" methods according to ``REACHES``; a fork whose env names a slowed method
 (``FAKE_SLOW``) runs proportionally slower when its benchmark spends time in that method
-(``SHARE``); a fork with ``FAKE_TRACE`` writes trace lines as the real helpers do.
+(``SHARE``); a fork with ``FAKE_TRACE`` writes trace lines as the real helpers do; with ``FAKE_CRASH``
+every fork crashes.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
 from benchwarden.assess.inject import Control, InjectionFailed, Tracing, Variant, read_jsonl_traces
-from benchwarden.errors import BuildFailed
+from benchwarden.errors import BuildFailed, ForkFailed
 from benchwarden.model import Benchmark, BenchmarkId, IterationResult
 
 #: benchmark -> methods it calls (with how many calls per fork)
@@ -32,6 +33,8 @@ class FakeAssessFork:
         self.rng = np.random.default_rng(seed)
 
     def __iter__(self):
+        if "FAKE_CRASH" in self.plan.env:  # every fork of the suite crashes (a jar missing a dependency)
+            raise ForkFailed(self.name, "crashed", "java.lang.NoClassDefFoundError: org/apache/commons/rng/X")
         trace = self.plan.env.get("FAKE_TRACE")
         if trace:
             Path(trace).mkdir(parents=True, exist_ok=True)

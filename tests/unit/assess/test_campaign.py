@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 import time
 from pathlib import Path
 
 import pytest
 
 from benchwarden.adapters.base import SuiteContext
-from benchwarden.assess.campaign import AssessOptions, Campaign
+from benchwarden.assess.campaign import AssessmentFailed, AssessOptions, Campaign
 from benchwarden.config import RunSettings, Suite
 from benchwarden.errors import ForkFailed
 from benchwarden.model import ForkStatus
@@ -217,6 +218,16 @@ def test_named_methods_are_reached_through_the_every_method_trace_and_discovery_
     result = discovered.run()
     assert named.injector.traced_every_method == [True] and discovered.injector.traced_every_method == [False]
     assert result.methods_source == "benchmarks" and len(result.methods) == 2
+
+
+def test_a_suite_whose_every_benchmark_crashes_is_an_error_not_an_empty_assessment(tmp_path):
+    """Commons Text's scratch jar lacked a dependency: every fork crashed, and assess reported no detection."""
+    suite = make_suite(tmp_path)
+    suite = replace(suite, context=replace(suite.context, env={"FAKE_CRASH": "1"}))
+    c, *_ = campaign(tmp_path, suite)
+    with pytest.raises(AssessmentFailed, match=r"suite 'lib': no benchmark has a result in every baseline run "
+                                               r"\(3\).*first failure: .*NoClassDefFoundError"):
+        c.run()
 
 
 def test_an_unknown_method_is_reported_not_silently_uncovered(tmp_path):
