@@ -11,13 +11,14 @@ import io
 import json
 import shutil
 import socket
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from benchwarden.adapters import DEFAULT_BUILDS
 from benchwarden.adapters.base import ForkPlan, SuiteContext
-from benchwarden.adapters.junit import JunitAdapter
+from benchwarden.adapters.junit import JunitAdapter, fork_argv
 from benchwarden.cli import main
 from benchwarden.errors import ConfigError, ForkFailed
 
@@ -75,7 +76,7 @@ def test_list_finds_every_test_method_disabled_ones_included(lifecycle):
     assert set(tests) == {f"demo.LifecycleTest#{m}" for m in
                           ("cheapBody", "printsToStandardOutput", "failsDeliberately", "disabled",
                            "assumesTheImpossible", "repeatedCheapBody", "parameterizedCheapBody(int)",
-                           "secondInvocationFails(int)")} | {f"demo.NetworkTest#{m}" for m in NETWORK_TESTS}
+                           "secondInvocationFails(int)", "dynamicCheapBodies", "secondDynamicTestFails")} | {f"demo.NetworkTest#{m}" for m in NETWORK_TESTS}
     # test templates are selected by the template's own id: their invocations exist only while they run
     assert "[test-template:parameterizedCheapBody(int)]" in tests["demo.LifecycleTest#parameterizedCheapBody(int)"].spec[
         "unique_id"]
@@ -111,6 +112,26 @@ def test_a_test_template_is_one_operation_of_all_its_invocations_bodies_only(ada
         assert 1 <= r.ops <= 100 // (6 * invocations) + 1, r
 
 
+def test_a_test_factory_is_one_operation_of_the_factory_and_its_dynamic_tests_bodies_only(adapter, lifecycle):
+    """@TestFactory of three dynamic tests: JUnit runs the 6 ms of lifecycle around the factory method once per
+    execution (dynamic tests have none). Timed as a whole execution, an operation could not measure below 6 ms;
+    the factory's body and the three tests' take microseconds."""
+    ctx, _, tests = lifecycle
+    factory = tests["demo.LifecycleTest#dynamicCheapBodies"]
+    assert "[test-factory:dynamicCheapBodies()]" in factory.spec["unique_id"]
+    results = list(adapter.start_fork(ctx, factory, plan(max_iterations=2)))
+    assert len(results) == 2
+    for r in results:
+        assert 0 < r.value_ns < 3_000_000, r  # half the lifecycle a whole-execution timing would include
+        assert 1 <= r.ops <= 100 // 6 + 1, r  # ~6 ms of untimed lifecycle per operation
+    # and the bodies are what was timed, not each dynamic test's execution with JUnit's own work around it (the
+    # fallback when the timer sees fewer bodies than tests ran): the launcher says which, per iteration
+    done = subprocess.run(fork_argv(ctx, factory, plan(max_iterations=2)), cwd=ctx.root, capture_output=True,
+                          text=True, timeout=120)
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith('{"v":1,"iteration"')]
+    assert [line["timed"] for line in lines] == ["body", "body"], done.stdout + done.stderr
+
+
 def test_cpu_time_is_the_test_threads_and_wall_time_is_kept_beside_it(adapter, lifecycle):
     """metric = "cpu": the body's CPU time on the test thread is the value; the wall time moves to a secondary."""
     ctx, _, tests = lifecycle
@@ -130,7 +151,9 @@ def test_a_test_that_prints_to_standard_output_still_streams_its_iterations(adap
 
 @pytest.mark.parametrize("name, message", [("failsDeliberately", "deliberately broken"),
                                            # a template whose second invocation fails fails as a whole
-                                           ("secondInvocationFails(int)", "the invocation with 2")])
+                                           ("secondInvocationFails(int)", "the invocation with 2"),
+                                           # and a factory whose second dynamic test fails
+                                           ("secondDynamicTestFails", "the dynamic test two")])
 def test_a_failing_test_is_a_failed_fork_with_junits_message(adapter, lifecycle, name, message):
     ctx, _, tests = lifecycle
     with pytest.raises(ForkFailed) as info:

@@ -11,7 +11,8 @@ declare it). It speaks the asv worker's line protocol (one JSON object per line)
   ``package.Class#method`` (``#method(Types)`` when overloaded or parameterized), selected later by its JUnit
   unique id. A test template (``@ParameterizedTest``, ``@RepeatedTest``) is one benchmark too, selected by the
   template's unique id: its invocations only exist while it runs, so one operation is all of them (each with its
-  lifecycle, each body timed), and one failing invocation fails it.
+  lifecycle, each body timed), and one failing invocation fails it. A ``@TestFactory`` likewise: one operation is
+  the factory and its dynamic tests, each dynamic test's executable timed (Jupiter 5.8+).
 * a fork is one fresh JVM running one test: each iteration is ``R`` complete JUnit executions (a new instance,
   ``@BeforeEach``/``@AfterEach`` and the test's extensions, as JUnit runs them), ``R`` calibrated to the
   iteration time; Jupiter tests are timed by the body of the test method only, JUnit 4 tests (vintage engine) by
@@ -111,16 +112,21 @@ class JunitAdapter:
 
     def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> WorkerFork:
         """One fresh JVM running the test for up to ``plan.max_iterations`` iterations."""
-        argv = [java_executable(ctx), *_launcher_arguments(ctx), host_name_argument(),
-                *fork_jvm_arguments(tuple(ctx.jvm_args), tuple(plan.jvm_args)), "-cp", _classpath(ctx), MAIN_CLASS, "run",
-                benchmark.spec["unique_id"], str(max(1, round(plan.iteration_time_s * 1e9))), str(plan.max_iterations)]
         try:
-            process = ManagedProcess(argv, cwd=ctx.root, env={**ctx.env, **plan.env}, merge_stderr=False,
+            process = ManagedProcess(fork_argv(ctx, benchmark, plan), cwd=ctx.root, env={**ctx.env, **plan.env}, merge_stderr=False,
                                      tail_lines=TAIL_LINES)
         except OSError as exc:
             raise ForkFailed(str(benchmark.id), "crashed", f"cannot start java: {exc}") from None
         return WorkerFork(process, str(benchmark.id), plan, plan.iteration_timeout_s,
                           skip_detail=lambda reason: reason)
+
+
+def fork_argv(ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> list[str]:
+    """The launcher's command line for one fork: ``run UNIQUE_ID ITERATION_NS MAX_ITERATIONS`` on a fresh JVM.  Each
+    line it prints is one iteration, ``{"v":1,"iteration":k,"ns_per_op":..,"timed":"body"|"execution",..}``."""
+    return [java_executable(ctx), *_launcher_arguments(ctx), host_name_argument(),
+            *fork_jvm_arguments(tuple(ctx.jvm_args), tuple(plan.jvm_args)), "-cp", _classpath(ctx), MAIN_CLASS, "run",
+            benchmark.spec["unique_id"], str(max(1, round(plan.iteration_time_s * 1e9))), str(plan.max_iterations)]
 
 
 def benchmarks_from_listing(suite: str, line: str) -> list[Benchmark]:

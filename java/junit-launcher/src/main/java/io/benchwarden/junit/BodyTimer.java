@@ -3,6 +3,7 @@ package io.benchwarden.junit;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.lang.reflect.Method;
+import org.junit.jupiter.api.extension.DynamicTestInvocationContext;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.InvocationInterceptor;
 import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
@@ -27,6 +28,18 @@ public final class BodyTimer implements InvocationInterceptor {
     public void interceptTestTemplateMethod(Invocation<Void> invocation,
                                             ReflectiveInvocationContext<Method> invocationContext,
                                             ExtensionContext extensionContext) throws Throwable {
+        time(invocation);
+    }
+
+    /**
+     * Each dynamic test of a {@code @TestFactory}: its executable only. The factory method itself is not timed: like
+     * a parameterized test's argument source it makes the tests, and JUnit runs the lifecycle around it (dynamic
+     * tests have none). Jupiter 5.8+ calls this hook; on an older Jupiter it is never called and the dynamic tests are
+     * timed by their executions, as before (Main falls back when the bodies seen do not match the tests run).
+     */
+    @Override
+    public void interceptDynamicTest(Invocation<Void> invocation, DynamicTestInvocationContext invocationContext,
+                                     ExtensionContext extensionContext) throws Throwable {
         time(invocation);
     }
 

@@ -3,12 +3,16 @@ package demo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -56,6 +60,25 @@ class LifecycleTest {
     @ValueSource(ints = {1, 2, 3})
     void parameterizedCheapBody(int factor) {
         assertEquals(2997 * factor, factor * Sums.sum(data));
+    }
+
+    /**
+     * Dynamic tests: one operation is the factory and its three tests. JUnit runs the lifecycle around the factory
+     * method only (dynamic tests have none), so the 6 ms of lifecycle come once per operation, untimed.
+     */
+    @TestFactory
+    List<DynamicTest> dynamicCheapBodies() {
+        return Arrays.asList(
+                DynamicTest.dynamicTest("sum", () -> assertEquals(2997, Sums.sum(data))),
+                DynamicTest.dynamicTest("twice", () -> assertEquals(2 * 2997, 2 * Sums.sum(data))),
+                DynamicTest.dynamicTest("thrice", () -> assertEquals(3 * 2997, 3 * Sums.sum(data))));
+    }
+
+    /** A factory whose second dynamic test fails: the whole operation fails. */
+    @TestFactory
+    List<DynamicTest> secondDynamicTestFails() {
+        return Arrays.asList(DynamicTest.dynamicTest("one", () -> assertEquals(1, 1)),
+                DynamicTest.dynamicTest("two", () -> assertEquals(1, 2, "the dynamic test two")));
     }
 
     /** A template whose second invocation fails: the whole operation fails. */
