@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
