@@ -202,7 +202,8 @@ def main() -> None:
     parser.add_argument("--min-change", type=float, default=0.0, help="the compare rule's practical threshold")
     parser.add_argument("--runs", type=int, default=2, help="baseline runs per suite (reused across sizes)")
     parser.add_argument("--max-forks", type=int, default=5, help="slowed forks per (method, workload) at most")
-    parser.add_argument("--explain", type=int, default=12, help="found injections to explain, at most")
+    parser.add_argument("--explain", type=int, default=12, help="found injections to explain, at most (each "
+                        "size's found ones after that size)")
     parser.add_argument("--pairs", type=int, default=6, help="profiled pairs per explanation")
     parser.add_argument("--hog", action="store_true", help="run a CPU-bound process beside the measurement")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it (default: a temporary one)")
@@ -218,6 +219,7 @@ def main() -> None:
             jmh_config, junit_config = copy_project(args, work / "project")
             configs = {"jmh": add_settings(jmh_config, args), "junit": add_settings(junit_config, args)}
             commit(work / "project")
+            explained = 0
             for size in args.sizes.split(","):
                 t = time.monotonic()
                 suites = {"jmh": assess(configs["jmh"], size, methods)}
@@ -232,22 +234,29 @@ def main() -> None:
                           f"{r['tests_any']} (Peass's {r['peass_test']}: {r['tests_peass']}), outcomes "
                           f"{r['outcomes']}", flush=True)
                 print(f"v={size}: {time.monotonic() - t:.0f} s", flush=True)
-            explained = 0
-            for r in rows:
-                if not r["found_by"] or explained >= args.explain:
-                    continue
-                workload = r["found_by"][0][0]
-                name = "jmh" if workload in {k for x in rows for k in x["reached_by_jmh"]} else "junit"
-                explained += 1
-                r["explain"] = {"workload": workload, **explain_rank(configs[name], workload, r["method"], r["v"],
-                                                                        args.pairs, work / "explain", explained)}
-                print(f"explain v={r['size']} {r['method']} via {workload}: {r['explain']}", flush=True)
+                # each size's found injections explained before the next size, the rows written after each step:
+                # a study stopped early still has every finished size, with its explanations
+                save(args, rows)
+                for r in new:
+                    if not r["found_by"] or explained >= args.explain:
+                        continue
+                    workload = r["found_by"][0][0]
+                    name = "jmh" if workload in {k for x in rows for k in x["reached_by_jmh"]} else "junit"
+                    explained += 1
+                    r["explain"] = {"workload": workload, **explain_rank(configs[name], workload, r["method"],
+                                                                            r["v"], args.pairs, work / "explain",
+                                                                            explained)}
+                    print(f"explain v={r['size']} {r['method']} via {workload}: {r['explain']}", flush=True)
+                    save(args, rows)
     finally:
         if hog is not None:
             hog.kill()
     print()
     print(table(rows))
     print(f"{sum(bool(r['measured']) for r in rows)} injections counted, {time.monotonic() - start:.0f} s in all")
+
+
+def save(args, rows: list[dict]) -> None:
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
 
