@@ -10,6 +10,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/template"
 	"unicode"
@@ -20,6 +21,9 @@ import (
 type TestFunc struct {
 	Name     string `json:"name"`
 	External bool   `json:"external"` // declared in the external test package (package p_test)
+	// Subtests are the names of the subtests the function's body starts directly with a constant name,
+	// t.Run("name", ...), as Go names them (spaces become underscores); see DirectSubtests.
+	Subtests []string `json:"subtests,omitempty"`
 }
 
 // TestListing is what ListTests finds in one package directory.
@@ -53,12 +57,85 @@ func ListTests(dir string) (TestListing, error) {
 			for _, decl := range f.Decls {
 				fd, ok := decl.(*ast.FuncDecl)
 				if ok && isTestFunc(fd, testing) {
-					listing.Tests = append(listing.Tests, TestFunc{fd.Name.Name, group.external})
+					listing.Tests = append(listing.Tests, TestFunc{fd.Name.Name, group.external, DirectSubtests(fd)})
 				}
 			}
 		}
 	}
 	return listing, nil
+}
+
+// DirectSubtests lists the subtests a test function starts on its own *testing.T with a string literal for a
+// name, t.Run("name", f), anywhere in its body but not inside a function literal that declares its own t (a
+// subtest's body: its subtests are a level further down). Names as Go's testing rewrites them (spaces to
+// underscores, unprintable runes quoted), each once; a name with a "/" (it would read as two levels), a name
+// computed at run time (a table's tt.name) and a duplicate (Go runs it as name#01) are not listed: such
+// subtests are measured as part of their test.
+func DirectSubtests(fd *ast.FuncDecl) []string {
+	names := fd.Type.Params.List[0].Names
+	if len(names) != 1 || names[0].Name == "_" || fd.Body == nil {
+		return nil
+	}
+	t := names[0].Name
+	seen := map[string]int{}
+	var order []string
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			for _, field := range n.Type.Params.List {
+				for _, name := range field.Names {
+					if name.Name == t {
+						return false // shadowed: a subtest's own t
+					}
+				}
+			}
+		case *ast.CallExpr:
+			sel, ok := n.Fun.(*ast.SelectorExpr)
+			if !ok || sel.Sel.Name != "Run" || len(n.Args) != 2 {
+				return true
+			}
+			if recv, ok := sel.X.(*ast.Ident); !ok || recv.Name != t {
+				return true
+			}
+			lit, ok := n.Args[0].(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			if text, err := strconv.Unquote(lit.Value); err == nil && !strings.Contains(text, "/") {
+				name := subtestName(text)
+				if seen[name] == 0 {
+					order = append(order, name)
+				}
+				seen[name]++
+			}
+		}
+		return true
+	})
+	var once []string
+	for _, name := range order {
+		if seen[name] == 1 {
+			once = append(once, name)
+		}
+	}
+	return once
+}
+
+// subtestName is the name Go's testing gives a subtest started as t.Run(text, ...) (testing's rewrite): each
+// space becomes an underscore and each unprintable rune its quoted escape.
+func subtestName(text string) string {
+	var b strings.Builder
+	for _, r := range text {
+		switch {
+		case unicode.IsSpace(r):
+			b.WriteRune('_')
+		case !strconv.IsPrint(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // importName is the name under which f imports path ("" if it does not, "." for a dot import).

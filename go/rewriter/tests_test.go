@@ -1,6 +1,7 @@
 package main
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -15,7 +16,7 @@ func TestListTestsFindsWhatGoTestRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []TestFunc{{"Test", false}, {"TestSum", false}, {"TestÜber", false}, {"TestExternal", true}}
+	want := []TestFunc{{"Test", false, nil}, {"TestSum", false, nil}, {"TestÜber", false, nil}, {"TestExternal", true, nil}}
 	if listing.Package != "lib" || !reflect.DeepEqual(listing.Tests, want) {
 		t.Fatalf("got %s %+v, want lib %+v", listing.Package, listing.Tests, want)
 	}
@@ -49,12 +50,54 @@ func TestDriverReferencesInternalTestsThroughTheImportAndParses(t *testing.T) {
 
 func TestDriverRefusesWhatItCannotDrive(t *testing.T) {
 	out := filepath.Join(t.TempDir(), DriverFile)
-	if err := WriteDriver(TestListing{Package: "main", Tests: []TestFunc{{"TestX", false}}}, "x/cmd", out); err == nil ||
+	if err := WriteDriver(TestListing{Package: "main", Tests: []TestFunc{{Name: "TestX"}}}, "x/cmd", out); err == nil ||
 		!strings.Contains(err.Error(), "package main") {
 		t.Errorf("a command's tests: got %v", err)
 	}
-	if err := WriteDriver(TestListing{Package: "p", Tests: []TestFunc{{"TestX", false}}}, "", out); err == nil ||
+	if err := WriteDriver(TestListing{Package: "p", Tests: []TestFunc{{Name: "TestX"}}}, "", out); err == nil ||
 		!strings.Contains(err.Error(), "-import") {
 		t.Errorf("internal tests without an import path: got %v", err)
+	}
+}
+
+func TestDirectSubtestsAreTheConstantNamesOfTheTestsOwnRunCalls(t *testing.T) {
+	src := `package p
+
+import "testing"
+
+func TestTable(t *testing.T) {
+	t.Run("plain", func(t *testing.T) {
+		t.Run("nested", func(t *testing.T) {}) // the subtest's own t: a level further down
+	})
+	t.Run("with space\tand tab", func(*testing.T) {})
+	if true {
+		t.Run(` + "`raw`" + `, check)
+	}
+	for _, tt := range []struct{ name string }{{"a"}} {
+		t.Run(tt.name, func(t *testing.T) {}) // computed at run time
+	}
+	t.Run("twice", check)
+	t.Run("twice", check) // Go runs the second as twice#01: neither is listed
+	t.Run("a/b", check)   // would read as two levels
+	other.Run("not t", check)
+	go func(u *testing.T) { t.Run("through a closure", check) }(nil)
+}
+
+func TestUnnamed(_ *testing.T) {}
+`
+	f, err := parser.ParseFile(token.NewFileSet(), "p_test.go", src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, decl := range f.Decls {
+		if fd, ok := decl.(*ast.FuncDecl); ok {
+			got[fd.Name.Name] = DirectSubtests(fd)
+		}
+	}
+	want := map[string][]string{"TestTable": {"plain", "with_space_and_tab", "raw", "through_a_closure"},
+		"TestUnnamed": nil}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
 	}
 }

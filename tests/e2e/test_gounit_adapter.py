@@ -55,6 +55,7 @@ def edge(tmp_path_factory):
 def test_list_finds_the_test_functions_of_both_test_packages_and_leaves_the_module_untouched(edge):
     _, ctx, tests, before = edge
     assert list(tests) == ["TestCheapBodyExpensiveCleanup", "TestSumsManyInts", "TestRepeatsText", "TestPrints",
+                           "TestSubtests", "TestSubtests/cheap", "TestSubtests/sleeps_2ms", "TestSubtests/conditional",
                            "TestFailsDeliberately", "TestSkipsItself", "TestDialsAnotherHost", "TestResolvesAName",
                            "TestTalksToItselfOverLoopback", "TestFromTheExternalPackage", "cmd/tool.TestGreeting"]
     assert files_of(ctx.root) == before  # the driver is an overlay, not a file in the module
@@ -69,6 +70,25 @@ def test_only_the_body_is_timed_not_the_cleanup(edge):
     for r in results:
         assert 0 < r.value_ns < 1_000_000, r
         assert 1 <= r.ops <= 20, r  # ~5 ms of untimed cleanup per run: a 100-ms iteration holds at most ~20
+
+
+def test_a_subtest_is_measured_alone_and_its_siblings_are_not_run(edge):
+    """TestSubtests runs a cheap subtest and one that sleeps 2 ms: the whole test cannot take less than 2 ms a
+    run; its cheap subtest alone takes microseconds, the sleeping one alone at least the 2 ms."""
+    adapter, ctx, tests, _ = edge
+    def values(name):
+        return [r.value_ns for r in adapter.start_fork(ctx, tests[name], plan(max_iterations=2))]
+    assert tests["TestSubtests/sleeps_2ms"].spec["subtest"] == "sleeps_2ms"
+    assert all(v >= 2_000_000 for v in values("TestSubtests"))
+    assert all(0 < v < 1_000_000 for v in values("TestSubtests/cheap"))
+    assert all(v >= 2_000_000 for v in values("TestSubtests/sleeps_2ms"))
+
+
+def test_a_subtest_that_does_not_run_is_a_failed_fork_not_an_empty_measurement(edge):
+    adapter, ctx, tests, _ = edge
+    with pytest.raises(ForkFailed) as info:
+        list(adapter.start_fork(ctx, tests["TestSubtests/conditional"], plan()))
+    assert info.value.reason == "crashed" and "'conditional' did not run when TestSubtests ran" in str(info.value)
 
 
 @pytest.mark.parametrize("name", ["TestPrints", "TestFromTheExternalPackage"])

@@ -12,6 +12,10 @@ The Go counterpart of the ``junit`` adapter. The module's files are not modified
   :class:`~benchwarden.adapters.asv.WorkerFork`). Only the function's body is timed — not the subtest's start, not
   its ``t.Cleanup`` functions. ``go test -json`` would time tests only to 10 ms.
 
+A subtest started with a constant name on the test's own ``t`` is a benchmark too (``TestX/name``): its fork runs
+``TestX`` with Go's ``-test.run`` filter skipping the other subtests (:func:`run_pattern`), after one untimed
+``-test.v`` execution per version has shown that the subtest does run (it may run only under some condition).
+
 A test that fails is a failed fork with Go's output; one that calls ``t.Skip`` is skipped. Tests of a command
 (``package main``) cannot be driven from an external test package and are not listed (the build says so).
 A test that touches the network is skipped with what it asked for: before a benchmark's first fork (per version)
@@ -24,11 +28,12 @@ Suite options: ``packages`` (Go package patterns, default ``["./..."]``).
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Hashable
+from typing import Hashable, Mapping
 
 from benchwarden.adapters import screening
 from benchwarden.adapters.asv import TAIL_LINES, WorkerFork
@@ -71,6 +76,7 @@ class GoUnitAdapter:
         # it could not be screened
         self._screened: dict[Hashable, str | None] = {}
         self._strace_refused = ""  # strace's complaint once it could not trace here: stop trying
+        self._subtests_seen: dict[Hashable, str] = {}  # per subtest benchmark and version: why it did not run
 
     def prepare(self, ctx: SuiteContext) -> PreparedSuite:
         """Require ``go``, run the suite's build if any, write each package's driver and build its test binary."""
@@ -114,22 +120,33 @@ class GoUnitAdapter:
         return "strace"
 
     def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
-        """Every test function of every prepared package, in source order; named like the go adapter's benchmarks
-        (``TestX`` at the root, ``dir/sub.TestX`` below it)."""
-        return [Benchmark(BenchmarkId(ctx.name, package.prefix + test), "avgt", "ns/op",
-                          spec={"binary": package.binary, "package_dir": package.dir, "test": test,
-                                **({"refused": package.refused} if package.refused else {})})
-                for package in _manifest(ctx) for test in package.tests]
+        """Every test function of every prepared package, in source order, each followed by its listed subtests;
+        named like the go adapter's benchmarks (``TestX`` at the root, ``dir/sub.TestX`` below it), a subtest as
+        Go names it (``TestX/name``)."""
+        benchmarks = []
+        for package in _manifest(ctx):
+            for name in package.tests:
+                test, _, subtest = name.partition("/")
+                benchmarks.append(Benchmark(
+                    BenchmarkId(ctx.name, package.prefix + name), "avgt", "ns/op",
+                    spec={"binary": package.binary, "package_dir": package.dir, "test": test,
+                          **({"subtest": subtest} if subtest else {}),
+                          **({"refused": package.refused} if package.refused else {})}))
+        return benchmarks
 
     def start_fork(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> WorkerFork:
         """One run of the package's test binary driving ``benchmark``'s test for up to ``plan.max_iterations``."""
         spec = benchmark.spec
         if spec.get("refused"):
             raise ForkFailed(str(benchmark.id), "skipped", spec["refused"])
-        argv = [spec["binary"], "-test.run", f"^{DRIVER_TEST}$", "-test.count", "1", *plan.process_args]
+        argv = [spec["binary"], "-test.run", run_pattern(spec), "-test.count", "1", *plan.process_args]
         env = {**ctx.env, **plan.env, "BENCHWARDEN_TEST": spec["test"],
                "BENCHWARDEN_ITERATION_NS": str(max(1, round(plan.iteration_time_s * 1e9))),
                "BENCHWARDEN_ITERATIONS": str(plan.max_iterations)}
+        if spec.get("subtest"):
+            missing = self._subtest_missing(ctx, benchmark, plan, env)
+            if missing:
+                raise ForkFailed(str(benchmark.id), "crashed", missing)
         request = self._network_request(ctx, benchmark, plan, env)
         if request:
             raise ForkFailed(str(benchmark.id), "skipped", f"the test touches the network ({request}, seen while it "
@@ -142,6 +159,25 @@ class GoUnitAdapter:
             raise ForkFailed(str(benchmark.id), "crashed", f"cannot start the test binary: {exc}") from None
         return WorkerFork(process, str(benchmark.id), plan, plan.iteration_timeout_s,
                           skip_detail=lambda reason: reason, harness_lines=True)
+
+    def _subtest_missing(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan, env: dict[str, str]) -> str:
+        """Why the subtest does not run when its test runs ("" when it does): one untimed execution with Go's
+        verbose output, once per benchmark and version. A subtest listed from the source may run only under
+        conditions; without this check its forks would time the test's body with no subtest in it."""
+        key = benchmark_version_key(ctx, benchmark, plan)
+        if key not in self._subtests_seen:
+            spec = benchmark.spec
+            once = {**env, "BENCHWARDEN_ITERATIONS": "0", "BENCHWARDEN_REPETITIONS": "1"}
+            argv = [spec["binary"], "-test.run", run_pattern(spec), "-test.count", "1", "-test.v"]
+            try:
+                done = capture(argv, cwd=Path(spec["package_dir"]), env=once, timeout_s=plan.timeout_s)
+                ran = f"=== RUN   {DRIVER_TEST}/{spec['test']}/{spec['subtest']}" in done.stdout.splitlines()
+                self._subtests_seen[key] = "" if ran or done.returncode != 0 else (
+                    f"subtest {spec['subtest']!r} did not run when {spec['test']} ran (it runs only under some "
+                    "condition, or was renamed): nothing of it could be measured")
+            except subprocess.TimeoutExpired:
+                self._subtests_seen[key] = ""  # the fork reports the hang itself
+        return self._subtests_seen[key]
 
     def _network_request(self, ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan,
                          env: dict[str, str]) -> str | None:
@@ -159,7 +195,7 @@ class GoUnitAdapter:
         spec = benchmark.spec
         with tempfile.TemporaryDirectory(prefix="benchwarden-screen-") as tmp:
             log = Path(tmp) / "trace"
-            argv = [*screening.strace_argv(strace, log), spec["binary"], "-test.run", f"^{DRIVER_TEST}$",
+            argv = [*screening.strace_argv(strace, log), spec["binary"], "-test.run", run_pattern(spec),
                     "-test.count", "1"]
             once = {**env, "BENCHWARDEN_ITERATIONS": "0", "BENCHWARDEN_REPETITIONS": "1"}  # the first run only
             stderr = ""
@@ -177,6 +213,15 @@ class GoUnitAdapter:
             return None
         requests = screening.network_requests(trace)
         return requests[0] if requests else ""
+
+
+def run_pattern(spec: Mapping[str, str]) -> str:
+    """``-test.run`` for a fork: the driver, and for a subtest its test (the driver runs it as ``TestX``, then
+    ``TestX#01``, ... : Go numbers repeated subtest names) and the subtest itself, so that the test's other
+    subtests are skipped by Go's own filter (pure)."""
+    if not spec.get("subtest"):
+        return f"^{DRIVER_TEST}$"
+    return f"^{DRIVER_TEST}$/^{re.escape(spec['test'])}(#[0-9]+)?$/^{re.escape(spec['subtest'])}$"
 
 
 def _test_packages(go: str, ctx: SuiteContext) -> list[tuple[str, str]]:
@@ -206,8 +251,8 @@ def _list_and_write_driver(tool: str, ctx: SuiteContext, import_path: str, pkg_d
 
 
 def listed_tests(suite: str, import_path: str, output: str) -> tuple[list[str], str]:
-    """The test function names of the Go tool's listing line, and why they cannot be driven ("" if they can;
-    pure)."""
+    """The test function names of the Go tool's listing line, each followed by its listed subtests as
+    ``TestX/name``, and why they cannot be driven ("" if they can; pure)."""
     for line in output.splitlines():
         if not line.startswith("{"):  # Go's own messages ("go: downloading ...")
             continue
@@ -217,8 +262,10 @@ def listed_tests(suite: str, import_path: str, output: str) -> tuple[list[str], 
             break
         tests = data.get("tests") if isinstance(data, dict) else None
         if data.get("v") == 1 and isinstance(tests, list) and all(
-                isinstance(t, dict) and isinstance(t.get("name"), str) for t in tests):
-            return [t["name"] for t in tests], str(data.get("refused") or "")
+                isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("subtests", []), list)
+                and all(isinstance(sub, str) and sub for sub in t.get("subtests", [])) for t in tests):
+            names = [n for t in tests for n in [t["name"], *(f"{t['name']}/{sub}" for sub in t.get("subtests", []))]]
+            return names, str(data.get("refused") or "")
         break
     raise ListingFailed(f"suite '{suite}': malformed test listing for {import_path}: {output.strip()[:200]!r}")
 

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,24 @@ func TestPrints(t *testing.T) {
 	fmt.Println(`{"v":1,"error":"a test's print that looks like the protocol"}`)
 	if Sum([]int{1, 2}) != 3 {
 		t.Fatal("sum")
+	}
+}
+
+// TestSubtests has three subtests with constant names, each a benchmark of its own (TestSubtests/cheap, ...):
+// run alone, cheap does not pay for its sleeping sibling; conditional runs only when EDGE_CONDITIONAL is set.
+func TestSubtests(t *testing.T) {
+	data := make([]int, 1000)
+	for i := range data {
+		data[i] = i % 7
+	}
+	t.Run("cheap", func(t *testing.T) {
+		if Sum(data) != 2997 {
+			t.Fatal("sum")
+		}
+	})
+	t.Run("sleeps 2ms", func(t *testing.T) { time.Sleep(2 * time.Millisecond) })
+	if os.Getenv("EDGE_CONDITIONAL") != "" {
+		t.Run("conditional", func(t *testing.T) {})
 	}
 }
 
