@@ -256,12 +256,16 @@ func benchwardenClamp(x, lo, hi int64) int64 {
 
 // {{.Driver}} runs the test function $BENCHWARDEN_TEST: $BENCHWARDEN_ITERATIONS iterations, each R runs of it
 // as a subtest (R = $BENCHWARDEN_REPETITIONS, or calibrated so that an iteration's runs take about
-// $BENCHWARDEN_ITERATION_NS of wall time). Only the function's body is timed: not the subtest's start, not its
-// t.Cleanup functions.
+// $BENCHWARDEN_ITERATION_NS of wall time), named $BENCHWARDEN_RUN_NAME if set, else like the test. Only the
+// function's body is timed: not the subtest's start, not its t.Cleanup functions.
 func {{.Driver}}(t *testing.T) {
 	name := os.Getenv("BENCHWARDEN_TEST")
 	if name == "" {
 		t.Skip("run by benchwarden only")
+	}
+	runName := os.Getenv("BENCHWARDEN_RUN_NAME")
+	if runName == "" {
+		runName = name
 	}
 	stdout := os.Stdout
 	os.Stdout = os.Stderr // the test's own prints must not break the protocol lines
@@ -280,7 +284,7 @@ func {{.Driver}}(t *testing.T) {
 	var body time.Duration
 	once := func() bool {
 		var sub *testing.T
-		passed := t.Run(name, func(t *testing.T) {
+		passed := t.Run(runName, func(t *testing.T) {
 			sub = t
 			start := time.Now()
 			defer func() { body += time.Since(start) }()
