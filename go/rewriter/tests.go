@@ -21,8 +21,8 @@ import (
 type TestFunc struct {
 	Name     string `json:"name"`
 	External bool   `json:"external"` // declared in the external test package (package p_test)
-	// Subtests are the names of the subtests the function's body starts directly with a constant name,
-	// t.Run("name", ...), as Go names them (spaces become underscores); see DirectSubtests.
+	// Subtests are the names of the subtests the function's body starts with a name known from the source
+	// (t.Run("name", ...), or a table's literal names), as Go names them; see Subtests.
 	Subtests []string `json:"subtests,omitempty"`
 }
 
@@ -57,7 +57,7 @@ func ListTests(dir string) (TestListing, error) {
 			for _, decl := range f.Decls {
 				fd, ok := decl.(*ast.FuncDecl)
 				if ok && isTestFunc(fd, testing) {
-					listing.Tests = append(listing.Tests, TestFunc{fd.Name.Name, group.external, DirectSubtests(fd)})
+					listing.Tests = append(listing.Tests, TestFunc{fd.Name.Name, group.external, Subtests(f, fd)})
 				}
 			}
 		}
@@ -65,13 +65,22 @@ func ListTests(dir string) (TestListing, error) {
 	return listing, nil
 }
 
-// DirectSubtests lists the subtests a test function starts on its own *testing.T with a string literal for a
-// name, t.Run("name", f), anywhere in its body but not inside a function literal that declares its own t (a
-// subtest's body: its subtests are a level further down). Names as Go's testing rewrites them (spaces to
-// underscores, unprintable runes quoted), each once; a name with a "/" (it would read as two levels), a name
-// computed at run time (a table's tt.name) and a duplicate (Go runs it as name#01) are not listed: such
-// subtests are measured as part of their test.
-func DirectSubtests(fd *ast.FuncDecl) []string {
+// Subtests lists the subtests a test function starts on its own *testing.T with a name known from the source,
+// anywhere in its body but not inside a function literal that declares its own t (a subtest's body: its
+// subtests are a level further down):
+//
+//   - a string literal, t.Run("name", f);
+//   - a table, the common Go idiom: t.Run(tt.name, f) inside `for _, tt := range tests` where tests is a slice
+//     or array literal (in the range clause, or bound once in the function or the file and never assigned
+//     again) whose every element gives the field a string literal, keyed (name: "x") or by position (the
+//     struct type written in the literal, the function or the file); t.Run(name, f) ranging over the string
+//     literals of a slice, or over the keys of a map literal;
+//
+// Names as Go's testing rewrites them (spaces to underscores, unprintable runes quoted), each once; a name
+// with a "/" (it would read as two levels), a name computed otherwise and a duplicate (Go runs it as name#01)
+// are not listed, nor any name of a table one of whose elements does not say its name: such subtests are
+// measured as part of their test.
+func Subtests(file *ast.File, fd *ast.FuncDecl) []string {
 	names := fd.Type.Params.List[0].Names
 	if len(names) != 1 || names[0].Name == "_" || fd.Body == nil {
 		return nil
@@ -79,7 +88,22 @@ func DirectSubtests(fd *ast.FuncDecl) []string {
 	t := names[0].Name
 	seen := map[string]int{}
 	var order []string
+	add := func(text string) {
+		if strings.Contains(text, "/") {
+			return
+		}
+		name := subtestName(text)
+		if seen[name] == 0 {
+			order = append(order, name)
+		}
+		seen[name]++
+	}
+	scope := tableScope{file: file, body: fd.Body}
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if n == nil {
+			scope.stack = scope.stack[:len(scope.stack)-1]
+			return true
+		}
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			for _, field := range n.Type.Params.List {
@@ -90,25 +114,17 @@ func DirectSubtests(fd *ast.FuncDecl) []string {
 				}
 			}
 		case *ast.CallExpr:
-			sel, ok := n.Fun.(*ast.SelectorExpr)
-			if !ok || sel.Sel.Name != "Run" || len(n.Args) != 2 {
-				return true
-			}
-			if recv, ok := sel.X.(*ast.Ident); !ok || recv.Name != t {
-				return true
-			}
-			lit, ok := n.Args[0].(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				return true
-			}
-			if text, err := strconv.Unquote(lit.Value); err == nil && !strings.Contains(text, "/") {
-				name := subtestName(text)
-				if seen[name] == 0 {
-					order = append(order, name)
+			if arg := runArgument(n, t); arg != nil {
+				if text, ok := stringLiteral(arg); ok {
+					add(text)
+				} else if texts, ok := scope.names(arg); ok {
+					for _, text := range texts {
+						add(text)
+					}
 				}
-				seen[name]++
 			}
 		}
+		scope.stack = append(scope.stack, n)
 		return true
 	})
 	var once []string
@@ -118,6 +134,251 @@ func DirectSubtests(fd *ast.FuncDecl) []string {
 		}
 	}
 	return once
+}
+
+// runArgument is the name argument of call if call is t.Run(name, f) on the identifier t, else nil.
+func runArgument(call *ast.CallExpr, t string) ast.Expr {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Run" || len(call.Args) != 2 {
+		return nil
+	}
+	if recv, ok := sel.X.(*ast.Ident); !ok || recv.Name != t {
+		return nil
+	}
+	return call.Args[0]
+}
+
+func stringLiteral(e ast.Expr) (string, bool) {
+	lit, ok := e.(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return "", false
+	}
+	text, err := strconv.Unquote(lit.Value)
+	return text, err == nil
+}
+
+// tableScope resolves a subtest name computed from a range loop's variables to the names a table literal gives.
+type tableScope struct {
+	file  *ast.File
+	body  *ast.BlockStmt
+	stack []ast.Node // the nodes enclosing the one being inspected, outermost first
+}
+
+// names are the texts arg takes over the loop that binds it: tt.field over a table of structs, v over a slice of
+// strings, k over a map's keys (false when any is unknown).
+func (s *tableScope) names(arg ast.Expr) ([]string, bool) {
+	variable, field := "", ""
+	switch a := arg.(type) {
+	case *ast.Ident:
+		variable = a.Name
+	case *ast.SelectorExpr:
+		x, ok := a.X.(*ast.Ident)
+		if !ok {
+			return nil, false
+		}
+		variable, field = x.Name, a.Sel.Name
+	default:
+		return nil, false
+	}
+	for i := len(s.stack) - 1; i >= 0; i-- {
+		rng, ok := s.stack[i].(*ast.RangeStmt)
+		if !ok || rng.Tok != token.DEFINE {
+			continue
+		}
+		isKey, isValue := identNamed(rng.Key, variable), identNamed(rng.Value, variable)
+		if !isKey && !isValue {
+			continue
+		}
+		lit := s.literal(rng.X)
+		if lit == nil {
+			return nil, false
+		}
+		switch typ := lit.Type.(type) {
+		case *ast.MapType:
+			if !isKey || field != "" {
+				return nil, false
+			}
+			return s.elements(lit, func(e ast.Expr) (string, bool) {
+				kv, ok := e.(*ast.KeyValueExpr)
+				if !ok {
+					return "", false
+				}
+				return stringLiteral(kv.Key)
+			})
+		case *ast.ArrayType:
+			if !isValue {
+				return nil, false
+			}
+			if field == "" {
+				return s.elements(lit, stringLiteral)
+			}
+			fields := s.structFields(typ.Elt)
+			return s.elements(lit, func(e ast.Expr) (string, bool) { return fieldText(e, field, fields) })
+		}
+		return nil, false
+	}
+	return nil, false
+}
+
+func (s *tableScope) elements(lit *ast.CompositeLit, text func(ast.Expr) (string, bool)) ([]string, bool) {
+	var texts []string
+	for _, e := range lit.Elts {
+		if kv, ok := e.(*ast.KeyValueExpr); ok && lit.Type != nil {
+			if _, isMap := lit.Type.(*ast.MapType); !isMap {
+				e = kv.Value // an indexed array element, [3]T{2: {...}}
+			}
+		}
+		x, ok := text(e)
+		if !ok {
+			return nil, false
+		}
+		texts = append(texts, x)
+	}
+	return texts, true
+}
+
+// fieldText is the string literal an element of a table gives its field, keyed or by position.
+func fieldText(e ast.Expr, field string, fields []string) (string, bool) {
+	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+		e = u.X
+	}
+	lit, ok := e.(*ast.CompositeLit)
+	if !ok || len(lit.Elts) == 0 {
+		return "", false
+	}
+	if _, keyed := lit.Elts[0].(*ast.KeyValueExpr); keyed {
+		for _, kv := range lit.Elts {
+			if kv, ok := kv.(*ast.KeyValueExpr); ok && identNamed(kv.Key, field) {
+				return stringLiteral(kv.Value)
+			}
+		}
+		return "", false // the field left at its zero value, or not there
+	}
+	for i, name := range fields {
+		if name == field && i < len(lit.Elts) && len(fields) == len(lit.Elts) {
+			return stringLiteral(lit.Elts[i])
+		}
+	}
+	return "", false
+}
+
+// literal is the composite literal x is: x itself, or the one an identifier is bound to once, in the function
+// or at the file's top level, and never assigned again in the function (nil otherwise).
+func (s *tableScope) literal(x ast.Expr) *ast.CompositeLit {
+	if lit, ok := x.(*ast.CompositeLit); ok {
+		return lit
+	}
+	id, ok := x.(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	var bound []ast.Expr
+	assigned := 0
+	ast.Inspect(s.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for i, lhs := range n.Lhs {
+				if rootIdent(lhs) != id.Name {
+					continue
+				}
+				assigned++
+				if n.Tok == token.DEFINE && identNamed(lhs, id.Name) && len(n.Rhs) == len(n.Lhs) {
+					bound = append(bound, n.Rhs[i])
+				}
+			}
+		case *ast.ValueSpec:
+			bound = append(bound, specValue(n, id.Name)...)
+		}
+		return true
+	})
+	if s.file != nil && len(bound) == 0 {
+		for _, decl := range s.file.Decls {
+			if gd, ok := decl.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+				for _, spec := range gd.Specs {
+					bound = append(bound, specValue(spec.(*ast.ValueSpec), id.Name)...)
+				}
+			}
+		}
+		assigned++ // the top-level binding stands for the function's definition below
+	}
+	if len(bound) != 1 || assigned > 1 {
+		return nil
+	}
+	lit, _ := bound[0].(*ast.CompositeLit)
+	return lit
+}
+
+func specValue(spec *ast.ValueSpec, name string) []ast.Expr {
+	for i, n := range spec.Names {
+		if n.Name == name && len(spec.Values) == len(spec.Names) {
+			return []ast.Expr{spec.Values[i]}
+		}
+	}
+	return nil
+}
+
+// structFields are the field names, in order, of a table's element type: a struct type written there, or one
+// declared in the function or the file, through a pointer (nil when unknown or embedded fields make it unclear).
+func (s *tableScope) structFields(elt ast.Expr) []string {
+	if star, ok := elt.(*ast.StarExpr); ok {
+		elt = star.X
+	}
+	if id, ok := elt.(*ast.Ident); ok {
+		elt = nil
+		find := func(n ast.Node) bool {
+			if ts, ok := n.(*ast.TypeSpec); ok && ts.Name.Name == id.Name {
+				elt = ts.Type
+			}
+			return true
+		}
+		ast.Inspect(s.body, find)
+		if elt == nil && s.file != nil {
+			for _, decl := range s.file.Decls {
+				if gd, ok := decl.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+					ast.Inspect(gd, find)
+				}
+			}
+		}
+	}
+	st, ok := elt.(*ast.StructType)
+	if !ok {
+		return nil
+	}
+	var fields []string
+	for _, f := range st.Fields.List {
+		if len(f.Names) == 0 {
+			return nil
+		}
+		for _, n := range f.Names {
+			fields = append(fields, n.Name)
+		}
+	}
+	return fields
+}
+
+func identNamed(e ast.Expr, name string) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == name
+}
+
+// rootIdent is the variable an assignment's left side writes into: x for x, x[i], x.f, x[i].f, *x.
+func rootIdent(e ast.Expr) string {
+	for {
+		switch x := e.(type) {
+		case *ast.Ident:
+			return x.Name
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.ParenExpr:
+			e = x.X
+		default:
+			return ""
+		}
+	}
 }
 
 // subtestName is the name Go's testing gives a subtest started as t.Run(text, ...) (testing's rewrite): each

@@ -60,12 +60,19 @@ func TestDriverRefusesWhatItCannotDrive(t *testing.T) {
 	}
 }
 
-func TestDirectSubtestsAreTheConstantNamesOfTheTestsOwnRunCalls(t *testing.T) {
+func TestSubtestsAreTheNamesTheSourceGivesTheTestsOwnRunCalls(t *testing.T) {
 	src := `package p
 
 import "testing"
 
-func TestTable(t *testing.T) {
+type fileCase struct {
+	in   int
+	name string
+}
+
+var fileTable = []fileCase{{1, "file one"}, {2, "file two"}}
+
+func TestLiterals(t *testing.T) {
 	t.Run("plain", func(t *testing.T) {
 		t.Run("nested", func(t *testing.T) {}) // the subtest's own t: a level further down
 	})
@@ -73,14 +80,65 @@ func TestTable(t *testing.T) {
 	if true {
 		t.Run(` + "`raw`" + `, check)
 	}
-	for _, tt := range []struct{ name string }{{"a"}} {
-		t.Run(tt.name, func(t *testing.T) {}) // computed at run time
-	}
 	t.Run("twice", check)
 	t.Run("twice", check) // Go runs the second as twice#01: neither is listed
 	t.Run("a/b", check)   // would read as two levels
 	other.Run("not t", check)
 	go func(u *testing.T) { t.Run("through a closure", check) }(nil)
+	t.Run(fmt.Sprint(1), check) // computed at run time
+}
+
+func TestTables(t *testing.T) {
+	tests := []struct {
+		name string
+		want int
+	}{
+		{name: "keyed a", want: 1},
+		{want: 2, name: "keyed b"},
+	}
+	for _, tt := range tests {
+		tt := tt
+		t.Run(tt.name, func(t *testing.T) { _ = tt.want })
+	}
+	for _, tc := range []struct{ in, name string }{{"x", "positional"}} {
+		t.Run(tc.name, check)
+	}
+	for _, c := range fileTable { // the file's table, positional by its declared type
+		t.Run(c.name, check)
+	}
+	for _, p := range []*fileCase{{name: "pointer"}, &fileCase{name: "address"}} {
+		t.Run(p.name, check)
+	}
+	for name := range map[string]int{"map key": 1} {
+		t.Run(name, check)
+	}
+	for _, s := range []string{"str"} {
+		t.Run(s, check)
+	}
+}
+
+func TestTablesNotKnown(t *testing.T) {
+	mutated := []struct{ name string }{{name: "m"}}
+	mutated = append(mutated, struct{ name string }{name: "added"})
+	for _, tt := range mutated { // assigned again: its names are not all in the literal
+		t.Run(tt.name, check)
+	}
+	for _, tt := range []struct{ name string }{{name: "known"}, {}} { // one element says no name
+		t.Run(tt.name, check)
+	}
+	for _, tt := range []struct{ name string }{{name: "dup"}, {name: "dup"}} {
+		t.Run(tt.name, check)
+	}
+	for _, tt := range cases() {
+		t.Run(tt.name, check)
+	}
+	for i, tt := range []struct{ name string }{{name: "by index"}} {
+		t.Run(tt.other, check) // another field
+		t.Run(i, check)        // the index
+	}
+	for _, tt := range []struct{ name string }{{name: "sub"}} {
+		t.Run("outer", func(t *testing.T) { t.Run(tt.name, check) }) // a level further down
+	}
 }
 
 func TestUnnamed(_ *testing.T) {}
@@ -92,11 +150,15 @@ func TestUnnamed(_ *testing.T) {}
 	got := map[string][]string{}
 	for _, decl := range f.Decls {
 		if fd, ok := decl.(*ast.FuncDecl); ok {
-			got[fd.Name.Name] = DirectSubtests(fd)
+			got[fd.Name.Name] = Subtests(f, fd)
 		}
 	}
-	want := map[string][]string{"TestTable": {"plain", "with_space_and_tab", "raw", "through_a_closure"},
-		"TestUnnamed": nil}
+	want := map[string][]string{
+		"TestLiterals": {"plain", "with_space_and_tab", "raw", "through_a_closure"},
+		"TestTables": {"keyed_a", "keyed_b", "positional", "file_one", "file_two", "pointer", "address", "map_key",
+			"str"},
+		"TestTablesNotKnown": {"outer"},
+		"TestUnnamed":        nil}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}

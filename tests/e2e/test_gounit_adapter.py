@@ -56,6 +56,7 @@ def test_list_finds_the_test_functions_of_both_test_packages_and_leaves_the_modu
     _, ctx, tests, before = edge
     assert list(tests) == ["TestCheapBodyExpensiveCleanup", "TestSumsManyInts", "TestRepeatsText", "TestPrints",
                            "TestSubtests", "TestSubtests/cheap", "TestSubtests/sleeps_2ms", "TestSubtests/conditional",
+                           "TestTable", "TestTable/cheap_row", "TestTable/sleepy_row",
                            "TestFailsDeliberately", "TestSkipsItself", "TestDialsAnotherHost", "TestResolvesAName",
                            "TestTalksToItselfOverLoopback", "TestFromTheExternalPackage", "cmd/tool.TestGreeting"]
     assert files_of(ctx.root) == before  # the driver is an overlay, not a file in the module
@@ -72,16 +73,19 @@ def test_only_the_body_is_timed_not_the_cleanup(edge):
         assert 1 <= r.ops <= 20, r  # ~5 ms of untimed cleanup per run: a 100-ms iteration holds at most ~20
 
 
-def test_a_subtest_is_measured_alone_and_its_siblings_are_not_run(edge):
-    """TestSubtests runs a cheap subtest and one that sleeps 2 ms: the whole test cannot take less than 2 ms a
-    run; its cheap subtest alone takes microseconds, the sleeping one alone at least the 2 ms."""
+@pytest.mark.parametrize(("test", "cheap", "sleepy"), [("TestSubtests", "cheap", "sleeps_2ms"),
+                                                      ("TestTable", "cheap_row", "sleepy_row")])
+def test_a_subtest_is_measured_alone_and_its_siblings_are_not_run(edge, test, cheap, sleepy):
+    """A test with a cheap subtest and one that sleeps 2 ms (named by string literals, or by a table's rows):
+    the whole test cannot take less than 2 ms a run; its cheap subtest alone takes microseconds, the sleeping
+    one alone at least the 2 ms."""
     adapter, ctx, tests, _ = edge
     def values(name):
         return [r.value_ns for r in adapter.start_fork(ctx, tests[name], plan(max_iterations=2))]
-    assert tests["TestSubtests/sleeps_2ms"].spec["subtest"] == "sleeps_2ms"
-    assert all(v >= 2_000_000 for v in values("TestSubtests"))
-    assert all(0 < v < 1_000_000 for v in values("TestSubtests/cheap"))
-    assert all(v >= 2_000_000 for v in values("TestSubtests/sleeps_2ms"))
+    assert tests[f"{test}/{sleepy}"].spec["subtest"] == sleepy
+    assert all(v >= 2_000_000 for v in values(test))
+    assert all(0 < v < 1_000_000 for v in values(f"{test}/{cheap}"))
+    assert all(v >= 2_000_000 for v in values(f"{test}/{sleepy}"))
 
 
 def test_a_subtest_that_does_not_run_is_a_failed_fork_not_an_empty_measurement(edge):

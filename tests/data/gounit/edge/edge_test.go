@@ -70,6 +70,17 @@ func TestSubtests(t *testing.T) {
 	}
 }
 
+// TestTable's subtests come from a table literal, Go's usual idiom: each row a benchmark of its own
+// (TestTable/cheap_row, TestTable/sleepy_row), listed from the source.
+func TestTable(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		sleep time.Duration
+	}{{name: "cheap row"}, {name: "sleepy row", sleep: 2 * time.Millisecond}} {
+		t.Run(tc.name, func(t *testing.T) { time.Sleep(tc.sleep) })
+	}
+}
+
 func TestFailsDeliberately(t *testing.T) {
 	t.Fatal("deliberately broken")
 }
