@@ -64,7 +64,7 @@ _MEASURING_OPTIONS = ("artifacts", "variant_env", "variant_jvm_arg", "base_env",
               "of both versions and rank the functions whose own time changed (Python, JMH, JUnit and Go suites; "
               "docs/code-level.md).")
 @click.option("--explain-pairs", type=click.IntRange(2, 100), help="Profiled fork pairs per explained benchmark "
-              "(default 6; needs --explain).")
+              "and look: while they name no cause, as many more, 3 looks at most (default 6; needs --explain).")
 @click.option("--runs", is_flag=True, help="BASE and CANDIDATE are stored runs (id, latest, latest~N): analyse them, "
               "run nothing.")
 @click.option("--against", type=click.Choice(["history"]),

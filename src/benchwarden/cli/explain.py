@@ -17,7 +17,8 @@ from benchwarden.report.escaping import visible
 @click.command("explain")
 @common_options("config", "suite", "filter", "store", "json")
 @click.argument("runs", nargs=-1, metavar="[RUN [RUN]]")
-@click.option("--pairs", type=click.IntRange(2, 100), help="Profiled fork pairs per explained benchmark (default 6).")
+@click.option("--pairs", type=click.IntRange(2, 100), help="Profiled fork pairs per explained benchmark and look: while "
+              "they name no cause, as many more, 3 looks at most (default 6).")
 @click.option("--seed", type=int, help="Seed of the profiled pairs' fork order (default: the comparison's).")
 @click.option("--markdown", "markdown_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Write the comparison and its explanations as Markdown here.")

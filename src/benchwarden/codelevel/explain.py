@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import enum
 import math
-from dataclasses import dataclass, field
-from typing import Any, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -43,6 +43,8 @@ MIN_SHARE = 0.01
 DEFAULT_CONFIDENCE = 0.99
 #: the "unchanged" claim's confidence per node
 EQUIVALENCE_CONFIDENCE = 0.9
+#: looks of a sequential explanation (:func:`explain_sequential`): pairs are added while no cause is named
+DEFAULT_LOOKS = 3
 
 
 class NodeVerdict(str, enum.Enum):
@@ -179,6 +181,38 @@ def explain(benchmark: str, verdict: Verdict, base: Sequence[CallTree], candidat
     return Explanation(benchmark, verdict, min(len(base), len(candidate)), base_ns, candidate_ns, nodes, causes,
                        probe, machine_time_s, None, tuple(warnings), folded,
                        sampled=any(t.sampled for t in (*base, *candidate)))
+
+
+def explain_sequential(benchmark: str, verdict: Verdict, draw: Callable[[int], tuple[CallTree, CallTree]], *,
+                       pairs: int, looks: int = DEFAULT_LOOKS, min_change: float,
+                       confidence: float = DEFAULT_CONFIDENCE, folded: tuple[str, ...] = ()) -> Explanation:
+    """:func:`explain` on ``pairs`` pairs, then on ``pairs`` more while it names no cause, ``looks`` times at most.
+
+    ``draw(k)`` gives pair ``k`` (1-based) as ``(base, candidate)``. Noise costs pairs, not the answer: on a
+    loaded machine six profiled pairs often leave every node's interval wide, and a fixed sample then says "no
+    cause" where more pairs would name it. Each look judges every node at ``1 − (1 − confidence) / looks``
+    (Bonferroni over the looks), so a node whose time did not change is named at some look with probability at
+    most ``1 − confidence``, as with one look. Stops at the first look that names a cause.
+    """
+    if pairs < 2 or looks < 1:
+        raise ValueError(f"a sequential explanation needs at least 2 pairs per look and 1 look, got {pairs} and "
+                         f"{looks}")
+    per_look = 1 - (1 - confidence) / looks
+    base: list[CallTree] = []
+    candidate: list[CallTree] = []
+    for look in range(1, looks + 1):
+        while len(base) < look * pairs:
+            b, c = draw(len(base) + 1)
+            base.append(b)
+            candidate.append(c)
+        e = explain(benchmark, verdict, base, candidate, min_change=min_change, confidence=per_look, folded=folded)
+        if e.causes or look == looks:
+            if look == 1:
+                return e
+            note = (f"no cause at {(look - 1) * pairs} pairs: profiled {len(base)}" +
+                    ("" if e.causes else f", the most {looks} looks allow"))
+            return replace(e, warnings=(*e.warnings, note))
+    raise AssertionError("unreachable")
 
 
 def rank_causes(nodes: Sequence[NodeChange], *, slower: bool, change_ns: float) -> tuple[CallPath, ...]:

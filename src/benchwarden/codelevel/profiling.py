@@ -1,7 +1,8 @@
 """Profiled fork pairs of a changed benchmark, for ``compare --explain`` (the measuring side of :mod:`.explain`).
 
 After a comparison, every benchmark found slower or faster gets ``pairs`` more fork pairs of both versions with
-the profiler on: the verdict's forks stay unprofiled (the probe's cost would change what they measure), and the
+the profiler on, and ``pairs`` more again while they name no cause, up to ``looks`` times
+(:func:`~benchwarden.codelevel.explain.explain_sequential`): the verdict's forks stay unprofiled (the probe's cost would change what they measure), and the
 profiled forks answer only *where* the time went. Pairs run one fork after the other, the order drawn per pair
 (as the compare's sequential pairs), with the suite's fork shape (warmup minimum plus measurement iterations). A
 first, pilot pair finds the functions too short for the probe (:func:`too_short`); the explanation's pairs leave
@@ -19,13 +20,19 @@ import json
 import random
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Mapping, Protocol, Sequence
 
 from benchwarden.adapters.base import ForkPlan
 from benchwarden.assess.inject import INJECTORS, PythonInjector, safe_name
-from benchwarden.codelevel.explain import TRUST_CALLS, Explanation, explain, failed_explanation
+from benchwarden.codelevel.explain import (
+    DEFAULT_LOOKS,
+    TRUST_CALLS,
+    Explanation,
+    explain_sequential,
+    failed_explanation,
+)
 from benchwarden.codelevel.pprof import go_root_and_module, read_pprof
 from benchwarden.codelevel.profiles import CallTree, read_call_tree
 from benchwarden.compare.pairing import MatchedBenchmark
@@ -165,9 +172,10 @@ def profile_fork(planned: PlannedBenchmark, profiler: Profiler, out_dir: Path, f
 
 @dataclass(frozen=True)
 class ExplainSettings:
-    pairs: int = DEFAULT_PAIRS
+    pairs: int = DEFAULT_PAIRS  # per look
     min_change: float = 0.03
     seed: int = 0
+    looks: int = DEFAULT_LOOKS  # pairs are added, ``pairs`` at a time, while no cause is named
 
 
 def explain_benchmark(matched: MatchedBenchmark, verdict: Verdict, settings: ExplainSettings, workdir: Path,
@@ -190,17 +198,20 @@ def explain_benchmark(matched: MatchedBenchmark, verdict: Verdict, settings: Exp
         return {role: profile_fork(matched.base if role == "base" else matched.candidate, profiler,
                                    workdir / safe_name(name) / f"{role}-{k}", k, skip) for role in order}
 
+    def draw(k: int) -> tuple[CallTree, CallTree]:
+        p = pair(k, skip)
+        return p["base"], p["candidate"]
+
     try:
         pilot = pair(0, ())
         skip = too_short(list(pilot.values()))
-        pairs = [pair(k, skip) for k in range(1, settings.pairs + 1)]
+        e = explain_sequential(name, verdict, draw, pairs=settings.pairs, looks=settings.looks,
+                               min_change=settings.min_change, folded=tuple(skip))
     except BenchwardenError as exc:
         return failed_explanation(name, verdict, f"a profiled fork failed: {exc}", monotonic() - start)
-    try:
-        return explain(name, verdict, [p["base"] for p in pairs], [p["candidate"] for p in pairs],
-                       min_change=settings.min_change, machine_time_s=monotonic() - start, folded=tuple(skip))
     except ValueError as exc:
         return failed_explanation(name, verdict, str(exc), monotonic() - start)
+    return replace(e, machine_time_s=monotonic() - start)
 
 
 def too_short(trees: Sequence[CallTree]) -> list[str]:
