@@ -48,7 +48,7 @@ ADAPTER_OPTIONS: dict[str, frozenset[str]] = {
     "go": frozenset({"packages", "list_timeout"}),
     "python": frozenset({"benchmarks", "python", "pythonpath", "trace_memory"}),
     "command": frozenset({"commands", "command", "shell"}),
-    "junit": frozenset({"java", "test_classes", "classes"}),
+    "junit": frozenset({"java", "test_classes", "classes", "invocations"}),
     "gounit": frozenset({"packages"}),
 }
 

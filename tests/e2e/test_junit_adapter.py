@@ -12,6 +12,7 @@ import json
 import shutil
 import socket
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -130,6 +131,44 @@ def test_a_test_factory_is_one_operation_of_the_factory_and_its_dynamic_tests_bo
                           text=True, timeout=120)
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith('{"v":1,"iteration"')]
     assert [line["timed"] for line in lines] == ["body", "body"], done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def one_by_one(adapter, lifecycle):
+    """The lifecycle project listed with ``invocations = true``."""
+    ctx = replace(lifecycle[0], options={"invocations": True})
+    return ctx, {b.id.name: b for b in adapter.list_benchmarks(ctx)}
+
+
+def test_invocations_one_by_one_are_listed_after_their_template(one_by_one):
+    _, tests = one_by_one
+    names = [n.removeprefix("demo.LifecycleTest#") for n in tests]
+    at = names.index("parameterizedCheapBody(int)")
+    assert names[at:at + 4] == ["parameterizedCheapBody(int)", *(f"parameterizedCheapBody(int)[{k}]" for k in (1, 2, 3))]
+    assert {f"repeatedCheapBody[{k}]" for k in (1, 2, 3, 4)} <= set(names)
+    assert {"dynamicCheapBodies[1]", "dynamicCheapBodies[2]", "dynamicCheapBodies[3]"} <= set(names)
+    assert "cheapBody" in names and not any(n.startswith("cheapBody[") for n in names)  # plain tests stay one
+    assert tests["demo.LifecycleTest#dynamicCheapBodies[2]"].spec["display"] == "twice"
+
+
+@pytest.mark.parametrize("template, message", [("secondInvocationFails(int)", "the invocation with 2"),
+                                               ("secondDynamicTestFails", "the dynamic test two")])
+def test_one_invocation_runs_alone_so_a_failing_sibling_does_not_fail_it(adapter, one_by_one, template, message):
+    """A template (or factory) whose second invocation fails fails as a whole; its first invocation, selected by
+    its own unique id, runs alone: measured, bodies only; its second is a failed fork with JUnit's message."""
+    ctx, tests = one_by_one
+    first = tests[f"demo.LifecycleTest#{template}[1]"]
+    results = list(adapter.start_fork(ctx, first, plan(max_iterations=2)))
+    assert len(results) == 2 and all(0 < r.value_ns < 3_000_000 for r in results), results
+    with pytest.raises(ForkFailed) as info:
+        list(adapter.start_fork(ctx, tests[f"demo.LifecycleTest#{template}[2]"], plan()))
+    assert info.value.reason == "crashed" and message in str(info.value) + info.value.output
+
+
+def test_invocations_must_be_true_or_false(adapter, lifecycle):
+    with pytest.raises(ConfigError, match="true or false") as info:
+        adapter.list_benchmarks(replace(lifecycle[0], options={"invocations": "yes"}))
+    assert info.value.key == "suites.lifecycle.invocations"
 
 
 def test_cpu_time_is_the_test_threads_and_wall_time_is_kept_beside_it(adapter, lifecycle):

@@ -24,7 +24,8 @@ declare it). It speaks the asv worker's line protocol (one JSON object per line)
   Manager, and their tests run unscreened (the launcher says so on stderr).
 
 Suite options: ``java`` (the java launcher), ``test_classes`` and ``classes`` (the compiled folders, relative to
-the suite's path; default Maven's ``target/test-classes`` and ``target/classes``). The default build is
+the suite's path; default Maven's ``target/test-classes`` and ``target/classes``), ``invocations`` (``true``: each
+invocation of a test template and dynamic test of a factory is a benchmark too). The default build is
 ``mvn -q -B test-compile`` (:data:`benchwarden.adapters.DEFAULT_BUILDS`).
 """
 
@@ -97,6 +98,7 @@ class JunitAdapter:
     def list_benchmarks(self, ctx: SuiteContext) -> list[Benchmark]:
         """Every test method the JUnit Platform discovers in the test classes."""
         argv = [java_executable(ctx), "-cp", _classpath(ctx), MAIN_CLASS, "list",
+                *(["--invocations"] if invocations_option(ctx) else []),
                 str(compiled_folder(ctx, "test_classes", DEFAULT_TEST_CLASSES))]
         try:
             done = capture(argv, cwd=ctx.root, env=ctx.env, timeout_s=LISTING_TIMEOUT_S)
@@ -129,15 +131,35 @@ def fork_argv(ctx: SuiteContext, benchmark: Benchmark, plan: ForkPlan) -> list[s
             benchmark.spec["unique_id"], str(max(1, round(plan.iteration_time_s * 1e9))), str(plan.max_iterations)]
 
 
+def invocations_option(ctx: SuiteContext) -> bool:
+    """``invocations = true``: each invocation of a test template and each dynamic test of a factory is a
+    benchmark too (listing runs the templates once, bodies and lifecycle skipped, to name them)."""
+    value = ctx.options.get("invocations", False)
+    if not isinstance(value, bool):
+        raise ConfigError(f"expected true or false, got {value!r}", key=f"suites.{ctx.name}.invocations")
+    return value
+
+
+def invocation_name(template: str, template_id: str, unique_id: str) -> str | None:
+    """``Class#method(Types)[2]`` for the second invocation of a template, ``[1/3]`` for the third test of a
+    factory's first dynamic container: the template's name and the invocation's position in JUnit's unique id
+    (pure; None when the id is not below the template's)."""
+    if not unique_id.startswith(template_id + "/"):
+        return None
+    numbers = re.findall(r"\[[a-z-]+:#(\d+)\]", unique_id[len(template_id):])
+    return f"{template}[{'/'.join(numbers)}]" if numbers else None
+
+
 def benchmarks_from_listing(suite: str, line: str) -> list[Benchmark]:
     """The launcher's listing line as benchmarks (pure): one per test method, in discovery order, then one per test
-    template (the template's invocations are its operation)."""
+    template (the template's invocations are its operation), then, when listed (``invocations``), one per
+    invocation of a template or dynamic test of a factory, each after its template."""
     try:
         data = json.loads(line)
     except ValueError:
         raise ListingFailed(f"suite '{suite}': the JUnit launcher's listing is not JSON: {line[:200]!r}") from None
     if data.get("v") != 1 or not isinstance(data.get("tests"), list) or \
-            not isinstance(data.get("templates", []), list):
+            not isinstance(data.get("templates", []), list) or not isinstance(data.get("invocations", []), list):
         if "error" in data:
             raise ListingFailed(f"suite '{suite}': {data['error']}\n{data.get('traceback', '')}".rstrip())
         raise ListingFailed(f"suite '{suite}': malformed listing from the JUnit launcher: {line[:200]!r}")
@@ -151,6 +173,23 @@ def benchmarks_from_listing(suite: str, line: str) -> list[Benchmark]:
         seen.add(name)
         benchmarks.append(Benchmark(BenchmarkId(suite, name), mode="avgt", unit="ns/op",
                                     spec={"unique_id": entry["unique_id"], "engine": str(entry.get("engine", ""))}))
+    templates = {b.spec["unique_id"]: b for b in benchmarks}
+    for entry in data.get("invocations", []):
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in
+                                                  ("template", "unique_id", "display")) \
+                or entry["template"] not in templates:
+            raise ListingFailed(f"suite '{suite}': malformed invocation entry from the JUnit launcher: {entry!r}")
+        template = templates[entry["template"]]
+        name = invocation_name(template.id.name, entry["template"], entry["unique_id"])
+        if name is None or name in seen:
+            raise ListingFailed(f"suite '{suite}': malformed invocation entry from the JUnit launcher: {entry!r}")
+        seen.add(name)
+        at = benchmarks.index(template) + 1
+        while at < len(benchmarks) and benchmarks[at].id.name.startswith(template.id.name + "["):
+            at += 1
+        benchmarks.insert(at, Benchmark(BenchmarkId(suite, name), mode="avgt", unit="ns/op",
+                                        spec={**template.spec, "unique_id": entry["unique_id"],
+                                              "display": entry["display"]}))
     return benchmarks
 
 

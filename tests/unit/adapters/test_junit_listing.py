@@ -39,8 +39,46 @@ def test_a_test_template_is_one_benchmark_after_the_test_methods():
     assert found[1].spec["unique_id"] == template["unique_id"]  # run by the template's own id: every invocation
 
 
+EACH = "[engine:junit-jupiter]/[class:demo.ATest]/[test-template:each(int)]"
+MAKE = "[engine:junit-jupiter]/[class:demo.ATest]/[test-factory:make()]"
+
+
+def test_each_invocation_of_a_template_and_test_of_a_factory_follows_its_template_when_listed():
+    templates = [{"name": "demo.ATest#each(int)", "unique_id": EACH}, {"name": "demo.ATest#make", "unique_id": MAKE}]
+    invocations = [{"template": EACH, "unique_id": f"{EACH}/[test-template-invocation:#{k}]", "display": f"[{k}] {k}"}
+                   for k in (1, 2)]
+    invocations += [{"template": MAKE, "unique_id": f"{MAKE}/[dynamic-container:#1]/[dynamic-test:#3]",
+                     "display": "deep"},
+                    {"template": EACH, "unique_id": f"{EACH}/[test-template-invocation:#3]", "display": "[3] 3"}]
+    line = json.dumps({"v": 1, "tests": [{"name": "demo.ATest#works", "unique_id": "w"}], "templates": templates,
+                       "invocations": invocations})
+    found = benchmarks_from_listing("unit", line)
+    assert [b.id.name for b in found] == ["demo.ATest#works", "demo.ATest#each(int)", "demo.ATest#each(int)[1]",
+                                          "demo.ATest#each(int)[2]", "demo.ATest#each(int)[3]", "demo.ATest#make",
+                                          "demo.ATest#make[1/3]"]
+    assert found[3].spec == {"unique_id": f"{EACH}/[test-template-invocation:#2]", "engine": "", "display": "[2] 2"}
+
+
+@pytest.mark.parametrize("invocation", [
+    {"template": EACH, "unique_id": "[engine:junit-jupiter]/[class:demo.BTest]/[test-template-invocation:#1]",
+     "display": "elsewhere"},
+    {"template": "[engine:junit-jupiter]/[class:demo.Unlisted]/[test-template:x()]",
+     "unique_id": "[engine:junit-jupiter]/[class:demo.Unlisted]/[test-template:x()]/[test-template-invocation:#1]",
+     "display": "x"},
+    {"template": EACH, "unique_id": EACH + "/[test-template-invocation:#1]"},
+    {"template": EACH, "unique_id": EACH + "/no-number", "display": "?"},
+    "not an object",
+])
+def test_a_bad_invocation_entry_is_a_listing_error(invocation):
+    line = json.dumps({"v": 1, "tests": [], "templates": [{"name": "demo.ATest#each(int)", "unique_id": EACH}],
+                       "invocations": [invocation]})
+    with pytest.raises(ListingFailed, match="suite 'unit'.*malformed invocation"):
+        benchmarks_from_listing("unit", line)
+
+
 @pytest.mark.parametrize("line, message", [
     (json.dumps({"v": 1, "tests": [], "templates": "x"}), "malformed listing"),
+    (json.dumps({"v": 1, "tests": [], "invocations": {}}), "malformed listing"),
     (json.dumps({"v": 1, "tests": [], "templates": [{"name": "a#b"}]}), "malformed test entry"),
     ("not json", "not JSON"),
     (json.dumps({"v": 2, "tests": []}), "malformed listing"),

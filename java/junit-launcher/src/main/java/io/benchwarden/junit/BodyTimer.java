@@ -43,7 +43,44 @@ public final class BodyTimer implements InvocationInterceptor {
         time(invocation);
     }
 
+    @Override
+    public void interceptBeforeAllMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> context,
+                                         ExtensionContext extensionContext) throws Throwable {
+        lifecycle(invocation);
+    }
+
+    @Override
+    public void interceptBeforeEachMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> context,
+                                          ExtensionContext extensionContext) throws Throwable {
+        lifecycle(invocation);
+    }
+
+    @Override
+    public void interceptAfterEachMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> context,
+                                         ExtensionContext extensionContext) throws Throwable {
+        lifecycle(invocation);
+    }
+
+    @Override
+    public void interceptAfterAllMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> context,
+                                        ExtensionContext extensionContext) throws Throwable {
+        lifecycle(invocation);
+    }
+
+    /** While invocations are listed, the lifecycle does not run: only the argument sources and factories do. */
+    private static void lifecycle(Invocation<Void> invocation) throws Throwable {
+        if (Timings.listing) {
+            invocation.skip();
+        } else {
+            invocation.proceed();
+        }
+    }
+
     private static void time(Invocation<Void> invocation) throws Throwable {
+        if (Timings.listing) {
+            invocation.skip();  // listing: the invocation is named, its body does not run
+            return;
+        }
         if (!Timings.active) {
             invocation.proceed();
             return;

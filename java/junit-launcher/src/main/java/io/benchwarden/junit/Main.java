@@ -28,7 +28,8 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * stdout; docs/code-level.md):
  *
  * <pre>
- * list ROOT...                         {"v":1,"tests":[{"name":..,"unique_id":..,"display":..,"engine":..},..],"templates":[..]}
+ * list [--invocations] ROOT...         {"v":1,"tests":[{"name":..,"unique_id":..,"display":..,"engine":..},..],"templates":[..]}
+ *                                      with --invocations also "invocations":[{"template":..,"unique_id":..,"display":..},..]
  * run UNIQUE_ID ITERATION_NS MAX_ITERATIONS [REPETITIONS]
  *                                      {"v":1,"iteration":k,"ns_per_op":..,"ops":R,"elapsed_ns":..,"cpu_ns":..,"timed":"body"|"execution"}
  *                                      {"v":1,"error":..,"traceback":..}   (the test failed: exit 1)
@@ -59,16 +60,17 @@ public final class Main {
         System.setOut(System.err);  // the tests' own prints must not break the protocol lines on stdout
         try {
             if (args.length >= 2 && args[0].equals("list")) {
+                boolean invocations = args[1].equals("--invocations");
                 List<Path> roots = new ArrayList<>();
-                for (int i = 1; i < args.length; i++) {
+                for (int i = invocations ? 2 : 1; i < args.length; i++) {
                     roots.add(Paths.get(args[i]));
                 }
-                out.println(list(roots));
+                out.println(list(roots, invocations));
             } else if ((args.length == 4 || args.length == 5) && args[0].equals("run")) {
                 int repetitions = args.length == 5 ? Integer.parseInt(args[4]) : 0;
                 System.exit(run(out, args[1], Long.parseLong(args[2]), Integer.parseInt(args[3]), repetitions));
             } else {
-                System.err.println("usage: list ROOT... | run UNIQUE_ID ITERATION_NS MAX_ITERATIONS [REPETITIONS]");
+                System.err.println("usage: list [--invocations] ROOT... | run UNIQUE_ID ITERATION_NS MAX_ITERATIONS [REPETITIONS]");
                 System.exit(2);
             }
         } catch (RuntimeException | LinkageError e) {
@@ -80,12 +82,13 @@ public final class Main {
         out.flush();
     }
 
-    static String list(List<Path> roots) {
+    static String list(List<Path> roots, boolean withInvocations) {
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
                 .selectors(DiscoverySelectors.selectClasspathRoots(new HashSet<>(roots))).build();
         TestPlan plan = LauncherFactory.create().discover(request);
         StringBuilder tests = new StringBuilder();
         StringBuilder templates = new StringBuilder();
+        List<String> templateIds = new ArrayList<>();
         for (TestIdentifier root : plan.getRoots()) {
             for (TestIdentifier id : plan.getDescendants(root)) {
                 Optional<TestSource> source = id.getSource();
@@ -100,9 +103,56 @@ public final class Main {
                         + Json.str(engine(id.getUniqueId())) + "}";
                 StringBuilder into = id.isTest() ? tests : templates;  // a container with a method: a test template
                 into.append(into.length() == 0 ? "" : ",").append(entry);
+                if (!id.isTest()) {
+                    templateIds.add(id.getUniqueId());
+                }
             }
         }
-        return "{\"v\":1,\"tests\":[" + tests + "],\"templates\":[" + templates + "]}";
+        return "{\"v\":1,\"tests\":[" + tests + "],\"templates\":[" + templates + "]"
+                + (withInvocations ? ",\"invocations\":[" + invocations(templateIds) + "]" : "") + "}";
+    }
+
+    /**
+     * The invocations of the given test templates and the dynamic tests of the given factories, in the order JUnit
+     * runs them: they exist only while the template runs (the arguments come from providers at execution time), so
+     * the templates are executed once with every body and lifecycle method skipped ({@link BodyTimer} while
+     * {@link Timings#listing}); the argument sources and the factory methods do run. Each invocation's unique id
+     * selects it alone later (Jupiter filters a template's invocations by the selected ids).
+     */
+    static String invocations(List<String> templateIds) {
+        if (templateIds.isEmpty()) {
+            return "";
+        }
+        List<org.junit.platform.engine.DiscoverySelector> selectors = new ArrayList<>();
+        for (String id : templateIds) {
+            selectors.add(DiscoverySelectors.selectUniqueId(id));
+        }
+        LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request().selectors(selectors)
+                .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "true").build();
+        StringBuilder found = new StringBuilder();
+        TestExecutionListener listener = new TestExecutionListener() {
+            @Override
+            public void dynamicTestRegistered(TestIdentifier id) {
+                if (!id.isTest()) {
+                    return;  // a dynamic container: its tests are registered one by one
+                }
+                for (String template : templateIds) {
+                    if (id.getUniqueId().startsWith(template + "/")) {
+                        found.append(found.length() == 0 ? "" : ",").append("{\"template\":").append(Json.str(template))
+                                .append(",\"unique_id\":").append(Json.str(id.getUniqueId()))
+                                .append(",\"display\":").append(Json.str(id.getDisplayName())).append("}");
+                        return;
+                    }
+                }
+            }
+        };
+        Timings.listing = true;
+        try {
+            LauncherFactory.create().execute(request, listener);
+        } finally {
+            Timings.listing = false;
+        }
+        return found.toString();
     }
 
     /** The engine of a unique id such as {@code [engine:junit-jupiter]/[class:..]/[method:..]}. */

@@ -7,6 +7,11 @@ package io.benchwarden.junit;
 final class Timings {
     /** Set by Main while it runs the selected test; the timer records nothing otherwise. */
     static volatile boolean active;
+    /**
+     * Set by Main while it lists the invocations of test templates and factories: they run with every body and
+     * every lifecycle method skipped, only to be named.
+     */
+    static volatile boolean listing;
     /** Body executions timed since the last {@link #reset}, and their summed wall and thread-CPU nanoseconds. */
     static long bodies;
     static long wallNanos;
