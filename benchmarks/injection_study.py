@@ -143,10 +143,13 @@ def rows_for(size: str, jmh: dict, unit: dict, methods: list[str]) -> list[dict]
             "measured": len(reach_j) + len(reach_u), "workloads": total,
             "found_by": sorted([(d["benchmark"], d["ratio"]) for d in by_j + by_u], key=lambda x: -x[1]),
             "outcomes": sorted({d["outcome"] for d in jmh["detections"] + unit["detections"] if d["method"] == m}),
-            # the smallest change of a workload each approach would have detected (assess's MDC, per workload)
+            # the smallest slowdown of the method a detection established (assess's detection threshold), and the
+            # smallest change of a workload each approach could have detected at its last look (its MDC)
             "detectable_from": {name: min((d["detectable_from"] for d in s["detections"]
                                            if d["method"] == m and d.get("detectable_from")), default=None)
                                 for name, s in (("jmh", jmh), ("tests", unit))},
+            "mdc": {name: min((d["mdc"] for d in s["detections"] if d["method"] == m and d.get("mdc")), default=None)
+                    for name, s in (("jmh", jmh), ("tests", unit))},
         })
     return rows
 
