@@ -163,8 +163,10 @@ def explain_rank(config: Path, workload: str, method: str, v: float, pairs: int,
     e = explain_benchmark(MatchedBenchmark(p, candidate), Verdict.SLOWER, ExplainSettings(pairs, 0.0, seed),
                           workdir / f"explain{seed}")
     names = [c[-1] for c in e.causes]
-    return {"rank": names.index(method) + 1 if method in names else None, "first": names[:1], "error": e.error,
-            "folded": method in e.folded,  # too short to probe: its time is its caller's own
+    # causes carry Java parameter types; a method named without them is any of its overloads, as assess slows it
+    ranks = [i + 1 for i, name in enumerate(names) if calls_of({name: 1}, method)]
+    return {"rank": ranks[0] if ranks else None, "first": names[:1], "error": e.error,
+            "folded": any(calls_of({name: 1}, method) for name in e.folded),  # too short to probe: its caller's
             "change": e.candidate_ns / e.base_ns - 1 if e.base_ns else None, "s": round(e.machine_time_s, 1)}
 
 
