@@ -165,18 +165,22 @@ type tableScope struct {
 }
 
 // names are the texts arg takes over the loop that binds it: tt.field over a table of structs, v over a slice of
-// strings, k over a map's keys (false when any is unknown).
+// strings, k over a map's keys, tests[i].field and names[i] over a table's indexes (false when any is unknown).
 func (s *tableScope) names(arg ast.Expr) ([]string, bool) {
-	variable, field := "", ""
+	variable, field, indexed := "", "", ""
+	if sel, ok := arg.(*ast.SelectorExpr); ok {
+		arg, field = sel.X, sel.Sel.Name
+	}
 	switch a := arg.(type) {
 	case *ast.Ident:
 		variable = a.Name
-	case *ast.SelectorExpr:
-		x, ok := a.X.(*ast.Ident)
-		if !ok {
+	case *ast.IndexExpr: // tests[i].name or names[i], i ranging over tests' indexes
+		table, okTable := a.X.(*ast.Ident)
+		index, okIndex := a.Index.(*ast.Ident)
+		if !okTable || !okIndex {
 			return nil, false
 		}
-		variable, field = x.Name, a.Sel.Name
+		variable, indexed = index.Name, table.Name
 	default:
 		return nil, false
 	}
@@ -188,6 +192,12 @@ func (s *tableScope) names(arg ast.Expr) ([]string, bool) {
 		isKey, isValue := identNamed(rng.Key, variable), identNamed(rng.Value, variable)
 		if !isKey && !isValue {
 			continue
+		}
+		if indexed != "" { // the index of a range over that very table: its elements, as by value
+			if !isKey || !identNamed(rng.X, indexed) {
+				return nil, false
+			}
+			isKey, isValue = false, true
 		}
 		lit := s.literal(rng.X)
 		if lit == nil {

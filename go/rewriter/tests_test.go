@@ -115,6 +115,14 @@ func TestTables(t *testing.T) {
 	for _, s := range []string{"str"} {
 		t.Run(s, check)
 	}
+	indexed := []struct{ name string }{{name: "by index"}}
+	for i := range indexed {
+		t.Run(indexed[i].name, check)
+	}
+	words := []string{"word"}
+	for i := range words {
+		t.Run(words[i], check)
+	}
 }
 
 func TestTablesNotKnown(t *testing.T) {
@@ -139,6 +147,10 @@ func TestTablesNotKnown(t *testing.T) {
 	for _, tt := range []struct{ name string }{{name: "sub"}} {
 		t.Run("outer", func(t *testing.T) { t.Run(tt.name, check) }) // a level further down
 	}
+	other := []struct{ name string }{{name: "other"}}
+	for i := range mutated {
+		t.Run(other[i].name, check) // indexes of another table
+	}
 }
 
 func TestUnnamed(_ *testing.T) {}
@@ -156,7 +168,7 @@ func TestUnnamed(_ *testing.T) {}
 	want := map[string][]string{
 		"TestLiterals": {"plain", "with_space_and_tab", "raw", "through_a_closure"},
 		"TestTables": {"keyed_a", "keyed_b", "positional", "file_one", "file_two", "pointer", "address", "map_key",
-			"str"},
+			"str", "by_index", "word"},
 		"TestTablesNotKnown": {"outer"},
 		"TestUnnamed":        nil}
 	if !reflect.DeepEqual(got, want) {
