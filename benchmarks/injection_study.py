@@ -132,7 +132,7 @@ def rows_for(size: str, jmh: dict, unit: dict, methods: list[str]) -> list[dict]
         reach_u = sorted(k for k, c in unit["reach"].items() if calls_of(c, m) > 0)
         peass = peass_test(unit["reach"], m)
         call_ns = [p["mean_elapsed_ns"] for s in (jmh, unit) for k, p in s["injection_precision"].items()
-                   if k == m and p.get("mean_elapsed_ns")]
+                   if calls_of({k: 1}, m) and p.get("mean_elapsed_ns")]
         by_j, by_u = found(jmh, m), found(unit, m)
         rows.append({
             "method": m, "size": size, "v": v,
@@ -176,8 +176,9 @@ def table(rows: list[dict]) -> str:
     unreached = sorted({r["method"] for r in rows if not r["measured"]})
     rows = [r for r in rows if r["measured"]]
     out = ["| v (of the method's own time) | injections | ns per call | reached by JMH / tests | found by JMH | "
-           "by Peass's one test | by any test | by affected + compare | workloads skipped | explain: first |",
-           "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+           "by Peass's one test | by any test | by affected + compare | workloads skipped | explain: first | "
+           "median MDC, JMH / tests |",
+           "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     # a method's mean call, as the agent measured it in the slowed forks of every size (screened pairs have none)
     calls = {m: [r["call_ns"] for r in rows if r["method"] == m and r["call_ns"]] for m in {r["method"] for r in rows}}
     mean_call = {m: sum(c) / len(c) for m, c in calls.items() if c}
@@ -190,7 +191,8 @@ def table(rows: list[dict]) -> str:
         out[-1] += (f"{sum(bool(r['reached_by_jmh']) for r in rs)} / {sum(bool(r['reached_by_tests']) for r in rs)} | "
                     f"{sum(r['jmh'] for r in rs)} | {sum(r['tests_peass'] for r in rs)} | "
                     f"{sum(r['tests_any'] for r in rs)} | {sum(r['affected'] for r in rs)} | {skipped:.0%} | "
-                    f"{sum(x == 1 for x in ranked)} of {len(ranked)} |")
+                    f"{sum(x == 1 for x in ranked)} of {len(ranked)} | {_median_mdc(rs, 'jmh')} / "
+                    f"{_median_mdc(rs, 'tests')} |")
     if unreached:
         out.append(f"\nnot counted, reached by no traced workload: {', '.join(unreached)}")
     return "\n".join(out)
@@ -259,6 +261,12 @@ def main() -> None:
     print()
     print(table(rows))
     print(f"{sum(bool(r['measured']) for r in rows)} injections counted, {time.monotonic() - start:.0f} s in all")
+
+
+def _median_mdc(rows: list[dict], approach: str) -> str:
+    """The median over the injections of the smallest change any of the approach's workloads could detect."""
+    mdcs = sorted(r["mdc"][approach] for r in rows if r.get("mdc", {}).get(approach))
+    return f"{mdcs[len(mdcs) // 2]:.1%}" if mdcs else "–"
 
 
 def save(args, rows: list[dict]) -> None:
