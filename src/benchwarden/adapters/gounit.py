@@ -12,7 +12,8 @@ The Go counterpart of the ``junit`` adapter. The module's files are not modified
   :class:`~benchwarden.adapters.asv.WorkerFork`). Only the function's body is timed — not the subtest's start, not
   its ``t.Cleanup`` functions. ``go test -json`` would time tests only to 10 ms.
 
-A subtest started with a constant name on the test's own ``t`` is a benchmark too (``TestX/name``): its fork runs
+A subtest the test starts on its own ``t`` with a name its source states (a string literal, or a table literal's
+rows: :file:`go/rewriter/tests.go`, ``Subtests``) is a benchmark too (``TestX/name``): its fork runs
 ``TestX`` with Go's ``-test.run`` filter skipping the other subtests (:func:`run_pattern`), after one untimed
 ``-test.v`` execution per version has shown that the subtest does run (it may run only under some condition).
 

@@ -174,23 +174,19 @@ def benchmarks_from_listing(suite: str, line: str) -> list[Benchmark]:
         benchmarks.append(Benchmark(BenchmarkId(suite, name), mode="avgt", unit="ns/op",
                                     spec={"unique_id": entry["unique_id"], "engine": str(entry.get("engine", ""))}))
     templates = {b.spec["unique_id"]: b for b in benchmarks}
+    below: dict[str, list[Benchmark]] = {}  # a template's unique id -> its invocations, in JUnit's order
     for entry in data.get("invocations", []):
-        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in
-                                                  ("template", "unique_id", "display")) \
-                or entry["template"] not in templates:
-            raise ListingFailed(f"suite '{suite}': malformed invocation entry from the JUnit launcher: {entry!r}")
-        template = templates[entry["template"]]
-        name = invocation_name(template.id.name, entry["template"], entry["unique_id"])
-        if name is None or name in seen:
+        template = templates.get(str(entry.get("template"))) if isinstance(entry, dict) else None
+        name = None
+        if template is not None and all(isinstance(entry.get(k), str) for k in ("unique_id", "display")):
+            name = invocation_name(template.id.name, entry["template"], entry["unique_id"])
+        if template is None or name is None or name in seen:
             raise ListingFailed(f"suite '{suite}': malformed invocation entry from the JUnit launcher: {entry!r}")
         seen.add(name)
-        at = benchmarks.index(template) + 1
-        while at < len(benchmarks) and benchmarks[at].id.name.startswith(template.id.name + "["):
-            at += 1
-        benchmarks.insert(at, Benchmark(BenchmarkId(suite, name), mode="avgt", unit="ns/op",
-                                        spec={**template.spec, "unique_id": entry["unique_id"],
-                                              "display": entry["display"]}))
-    return benchmarks
+        below.setdefault(entry["template"], []).append(Benchmark(
+            BenchmarkId(suite, name), mode="avgt", unit="ns/op",
+            spec={**template.spec, "unique_id": entry["unique_id"], "display": entry["display"]}))
+    return [x for b in benchmarks for x in (b, *below.get(b.spec["unique_id"], ()))]
 
 
 def launcher_jvm_arguments(java_version: str) -> list[str]:

@@ -2,8 +2,8 @@
 
 After a comparison, every benchmark found slower or faster gets ``pairs`` more fork pairs of both versions with
 the profiler on, and ``pairs`` more again while they name no cause, up to ``looks`` times
-(:func:`~benchwarden.codelevel.explain.explain_sequential`): the verdict's forks stay unprofiled (the probe's cost would change what they measure), and the
-profiled forks answer only *where* the time went. Pairs run one fork after the other, the order drawn per pair
+(:func:`~benchwarden.codelevel.explain.explain_sequential`): the verdict's forks stay unprofiled (the probe's
+cost would change what they measure), and the profiled forks answer only *where* the time went. Pairs run one fork after the other, the order drawn per pair
 (as the compare's sequential pairs), with the suite's fork shape (warmup minimum plus measurement iterations). A
 first, pilot pair finds the functions too short for the probe (:func:`too_short`); the explanation's pairs leave
 them unprobed.
@@ -246,8 +246,8 @@ def explain_changes(matched: Sequence[MatchedBenchmark], results: Sequence[Bench
             if result.verdict not in (Verdict.SLOWER, Verdict.FASTER):
                 continue
             name = f"{result.suite}:{result.key}"
-            log(f"profiling {name} ({result.verdict.value}): {settings.pairs} fork pairs")
+            log(f"profiling {name} ({result.verdict.value}): {settings.pairs} fork pairs"
+                + (f", up to {settings.pairs * settings.looks} while no cause is named" if settings.looks > 1 else ""))
             explanations.append(explain_benchmark(by_name[name], result.verdict,
-                                                  ExplainSettings(settings.pairs, settings.min_change,
-                                                                  settings.seed + index), Path(tmp)))
+                                                  replace(settings, seed=settings.seed + index), Path(tmp)))
     return tuple(explanations)
