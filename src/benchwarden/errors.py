@@ -55,6 +55,12 @@ class ConfigError(BenchwardenError):
         super().__init__(f"{where}{message}")
 
 
+def option_error(message: str, key: str, path: str | None = None) -> ConfigError:
+    """A ConfigError that names the key even when the config file's path is unknown (an adapter checking its
+    suite's options): ``suites.unit.invocations: expected true or false, got 'yes'``."""
+    return ConfigError(message if path else f"{key}: {message}", path=path, key=key)
+
+
 class ToolchainMissing(BenchwardenError):
     """A program a suite needs (java, go, mvn, python) is not on PATH or unusable."""
 

@@ -64,7 +64,7 @@ from benchwarden.adapters.calibration import CalibrationCache
 from benchwarden.adapters.params import select_values
 from benchwarden.adapters.process import LineTimeout, ManagedProcess, capture, require_tool, run_build
 from benchwarden.adapters.twopoint import Report, TwoPointFork
-from benchwarden.errors import ConfigError, ForkFailed, ListingFailed, ToolchainMissing
+from benchwarden.errors import ForkFailed, ListingFailed, ToolchainMissing, option_error
 from benchwarden.metrics import valgrind
 from benchwarden.metrics.catalog import label
 from benchwarden.model import Benchmark, BenchmarkId, IterationResult
@@ -79,10 +79,6 @@ TAIL_LINES = 300
 #: grace after the worker closed its output, for its exit status to arrive
 EXIT_WAIT_S = 10.0
 
-
-def _config_error(message: str, key: str, path: str | None = None) -> ConfigError:
-    """A ConfigError that names the key even when the config file's path is unknown to the adapter."""
-    return ConfigError(message if path else f"{key}: {message}", path=path, key=key)
 
 
 # --------------------------------------------------------------------------- suite layout
@@ -105,7 +101,7 @@ def resolve_suite(ctx: SuiteContext) -> AsvSuite:
 def _interpreter(ctx: SuiteContext) -> str:
     python = ctx.options.get("python", "python3")
     if not isinstance(python, str) or not python:
-        raise _config_error(f"expected the name or path of a Python interpreter, got {python!r}",
+        raise option_error(f"expected the name or path of a Python interpreter, got {python!r}",
                             f"suites.{ctx.name}.python")
     if "/" in python:
         # absolute, but symbolic links kept: a virtualenv's bin/python is a link to the base interpreter, and only
@@ -127,10 +123,10 @@ def _benchmark_dir(ctx: SuiteContext) -> Path:
     if configured is None:
         configured = "benchmarks"
     if not isinstance(configured, str) or not configured:
-        raise _config_error(f"expected a directory name, got {configured!r}", key, conf_path)
+        raise option_error(f"expected a directory name, got {configured!r}", key, conf_path)
     path = (ctx.root / configured).resolve()
     if not path.is_dir():
-        raise _config_error(f"benchmark directory {path} does not exist", key, conf_path)
+        raise option_error(f"benchmark directory {path} does not exist", key, conf_path)
     return path
 
 
@@ -145,7 +141,7 @@ def _asv_conf_benchmark_dir(root: Path) -> str | None:
     try:
         data = jsontext.loads(_JSON_LINE_COMMENT.sub("", conf.read_text(encoding="utf-8")))
     except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or jsontext.JsonTextError
-        raise _config_error(f"cannot read asv configuration: {exc}", "benchmark_dir", str(conf)) from None
+        raise option_error(f"cannot read asv configuration: {exc}", "benchmark_dir", str(conf)) from None
     value = data.get("benchmark_dir") if isinstance(data, dict) else None
     return value if isinstance(value, str) else None
 
@@ -158,7 +154,7 @@ def suite_env(ctx: SuiteContext, plan_env: Mapping[str, str]) -> dict[str, str]:
     if isinstance(dirs, str):
         dirs = [dirs]
     if not isinstance(dirs, (list, tuple)) or not all(isinstance(d, str) for d in dirs):
-        raise _config_error(f"expected a list of directories, got {dirs!r}", f"suites.{ctx.name}.pythonpath")
+        raise option_error(f"expected a list of directories, got {dirs!r}", f"suites.{ctx.name}.pythonpath")
     existing = env.get("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
     parts = [str((ctx.root / d).resolve()) for d in dirs] + ([existing] if existing else [])
     if parts:
@@ -372,7 +368,7 @@ def worker_argv(suite: AsvSuite, spec: Mapping[str, str], iteration_time_s: floa
 def _trace_memory(ctx: SuiteContext) -> bool:
     value = ctx.options.get("trace_memory", False)
     if not isinstance(value, bool):
-        raise _config_error(f"expected true or false, got {value!r}", f"suites.{ctx.name}.trace_memory")
+        raise option_error(f"expected true or false, got {value!r}", f"suites.{ctx.name}.trace_memory")
     return value
 
 

@@ -50,7 +50,7 @@ from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext
 from benchwarden.adapters.params import check_names
 from benchwarden.adapters.process import ManagedProcess, require_tool, run_build
 from benchwarden.adapters.usage import Usage, reap_with_usage
-from benchwarden.errors import ConfigError, ForkFailed, ToolchainMissing
+from benchwarden.errors import ForkFailed, ToolchainMissing, option_error
 from benchwarden.metrics import valgrind
 from benchwarden.metrics.catalog import label
 from benchwarden.model import Benchmark, BenchmarkId, IterationResult
@@ -62,33 +62,29 @@ _NS_PER_MS = 1e6
 _DRAIN_S = 2.0
 
 
-def _config_error(message: str, key: str, path: str | None = None) -> ConfigError:
-    """A ConfigError that names the key even when the config file's path is unknown to the adapter."""
-    return ConfigError(message if path else f"{key}: {message}", path=path, key=key)
-
 
 def parse_commands(ctx: SuiteContext) -> dict[str, tuple[str, ...]]:
     """The suite's commands as ``name -> argv`` (pure); ConfigError names the offending key."""
     prefix = f"suites.{ctx.name}"
     shell = ctx.options.get("shell", False)
     if shell is not False:
-        raise _config_error("only `shell = false` is supported: benchwarden never runs commands through a shell; "
+        raise option_error("only `shell = false` is supported: benchwarden never runs commands through a shell; "
                           "write the command as an argv list (or [\"sh\", \"-c\", \"...\"] explicitly)",
                           key=f"{prefix}.shell")
     table = ctx.options.get("commands")
     single = ctx.options.get("command")
     if table is None and single is None:
-        raise _config_error("a command suite needs `commands = { name = \"command line\" }`", f"{prefix}.commands")
+        raise option_error("a command suite needs `commands = { name = \"command line\" }`", f"{prefix}.commands")
     if table is not None and single is not None:
-        raise _config_error("use either `command` or `commands`, not both", f"{prefix}.command")
+        raise option_error("use either `command` or `commands`, not both", f"{prefix}.command")
     if single is not None:
         return {ctx.name: _argv(single, f"{prefix}.command")}
     if not isinstance(table, Mapping) or not table:
-        raise _config_error(f"expected a non-empty table of name = command, got {table!r}", f"{prefix}.commands")
+        raise option_error(f"expected a non-empty table of name = command, got {table!r}", f"{prefix}.commands")
     commands = {}
     for name, command in table.items():
         if not isinstance(name, str) or not name.strip():
-            raise _config_error(f"benchmark names must be non-empty strings, got {name!r}", f"{prefix}.commands")
+            raise option_error(f"benchmark names must be non-empty strings, got {name!r}", f"{prefix}.commands")
         commands[name] = _argv(command, f"{prefix}.commands.{name}")
     return commands
 
@@ -98,13 +94,13 @@ def _argv(command: object, key: str) -> tuple[str, ...]:
         try:
             argv = shlex.split(command)
         except ValueError as exc:
-            raise _config_error(f"cannot split command line {command!r}: {exc}", key) from None
+            raise option_error(f"cannot split command line {command!r}: {exc}", key) from None
     elif isinstance(command, Sequence) and all(isinstance(a, str) for a in command):
         argv = list(command)
     else:
-        raise _config_error(f"expected a command line string or a list of strings, got {command!r}", key)
+        raise option_error(f"expected a command line string or a list of strings, got {command!r}", key)
     if not argv or not argv[0]:
-        raise _config_error("the command is empty", key)
+        raise option_error("the command is empty", key)
     return tuple(argv)
 
 

@@ -41,7 +41,7 @@ from benchwarden.adapters.asv import TAIL_LINES, WorkerFork
 from benchwarden.adapters.base import ForkPlan, PreparedSuite, SuiteContext, fork_jvm_arguments
 from benchwarden.adapters.jmh import java_executable, java_version
 from benchwarden.adapters.process import ManagedProcess, capture, require_tool, run_build
-from benchwarden.errors import ConfigError, ForkFailed, ListingFailed
+from benchwarden.errors import ConfigError, ForkFailed, ListingFailed, option_error
 from benchwarden.model import Benchmark, BenchmarkId
 
 DEFAULT_TEST_CLASSES = "target/test-classes"
@@ -136,7 +136,7 @@ def invocations_option(ctx: SuiteContext) -> bool:
     benchmark too (listing runs the templates once, bodies and lifecycle skipped, to name them)."""
     value = ctx.options.get("invocations", False)
     if not isinstance(value, bool):
-        raise ConfigError(f"expected true or false, got {value!r}", key=f"suites.{ctx.name}.invocations")
+        raise option_error(f"expected true or false, got {value!r}", f"suites.{ctx.name}.invocations")
     return value
 
 
@@ -250,5 +250,5 @@ def compiled_folder(ctx: SuiteContext, option: str, default: str) -> Path:
     """A compiled-classes folder of the suite (``test_classes`` or ``classes``), resolved; ConfigError if misnamed."""
     value = ctx.options.get(option, default)
     if not isinstance(value, str) or not value:
-        raise ConfigError("expected a folder, relative to the suite's path", key=f"suites.{ctx.name}.{option}")
+        raise option_error("expected a folder, relative to the suite's path", f"suites.{ctx.name}.{option}")
     return (ctx.root / value).resolve()
